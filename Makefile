@@ -1,0 +1,72 @@
+# memplan - plain make; see README.md.
+#
+#   make                 build/libmemplan.a and build/memplan (optimised)
+#   make test            build everything again under ASan+UBSan in
+#                        build/test/ and run every test (SANITIZE=0: plain)
+#   make install PREFIX=/usr/local
+#   make clean
+#
+# CC may be gcc or clang; both must build with no warning.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+SANITIZE ?= 1
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = $(STD) $(WARN) -Iinclude -Isrc/util $(CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS  := -lsqlite3 -lm
+
+LIB_SRC := $(wildcard src/util/*.c src/graph/*.c src/plan/*.c src/opt/*.c \
+                      ref/*.c verify/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+HDRS    := $(wildcard include/*.h src/*/*.h ref/*.h verify/*.h)
+
+B := build
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
+
+.PHONY: all test clean install check-sanitized unit cli-tests
+all: $(B)/libmemplan.a $(B)/memplan
+
+$(B)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/libmemplan.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/memplan: $(CLI_OBJ) $(B)/libmemplan.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmemplan.a $(LDLIBS)
+
+# ---------------------------------------------------------------- tests
+T := build/test
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+TEST_CFLAGS := -O1 -g $(SAN_FLAGS)
+TEST_SRC := $(wildcard tests/*.c)
+
+test:
+	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(T)/memplan $(T)/unit
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(T)/unit --jobs 2 --short-filename
+	MEMPLAN=$(T)/memplan sh tests/cli/run.sh
+
+$(T)/unit: $(TEST_SRC) $(T)/libmemplan.a $(HDRS)
+	$(CC) $(ALL_CFLAGS) -Isrc -Iref -o $@ $(TEST_SRC) $(T)/libmemplan.a -lcriterion $(LDLIBS)
+
+# -------------------------------------------------------------- install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(B)/memplan $(DESTDIR)$(PREFIX)/bin/memplan
+	install -m 644 $(B)/libmemplan.a $(DESTDIR)$(PREFIX)/lib/libmemplan.a
+	install -m 644 include/memplan.h $(DESTDIR)$(PREFIX)/include/memplan.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define MEMPLAN_VERSION "\(.*\)"/\1/p' include/memplan.h)|g' \
+	  memplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/memplan.pc
+
+clean:
+	rm -rf build

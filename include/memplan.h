@@ -1,0 +1,258 @@
+/* memplan.h - the one public header of libmemplan.
+ *
+ * memplan plans, checks and measures the static memory layout of tensor
+ * programs.  This header holds the graph model (what a .mpg file says), the
+ * plan model (what a .mpp file says), the planners, the verifier and the
+ * helpers the command line is built from.
+ *
+ * Conventions
+ * - Every fallible call takes an mp_err* and returns a value; on failure it
+ *   fills err->msg ("FILE:LINE: what is wrong" for input errors) and sets
+ *   err->code to one of the MP_E* codes, which are also the CLI exit codes.
+ * - Objects are owned by the caller and freed with their *_free function.
+ * - All sizes and offsets are bytes in uint64_t.  Planners refuse (MP_EPLAN)
+ *   rather than let a buffer grow past MP_MAX_BYTES, so offset + size never
+ *   overflows anywhere in the library.
+ */
+#ifndef MEMPLAN_H
+#define MEMPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMPLAN_VERSION "1.0.0"
+
+/* ---------------------------------------------------------------- errors */
+
+enum {
+    MP_OK = 0,
+    MP_EINVALID = 1, /* a plan that breaks a rule (verifier) */
+    MP_EFORMAT = 2,  /* bad usage, unreadable or malformed input */
+    MP_EPLAN = 3,    /* a graph that cannot be planned */
+    MP_EIO = 4       /* an I/O failure (disk full, permission...) */
+};
+
+typedef struct mp_err {
+    int code;
+    char msg[1024];
+} mp_err;
+
+void mp_err_clear(mp_err *err);
+
+/* ----------------------------------------------------------------- limits */
+
+#define MP_MAX_NAME 255                 /* bytes in a name */
+#define MP_MAX_SIZE (UINT64_C(1) << 62) /* a tensor's SIZE is below this */
+#define MP_MAX_BYTES (UINT64_C(1) << 63) /* no buffer may exceed this */
+#define MP_MAX_MEM_ID 1024              /* largest pre-assigned pool */
+#define MP_MAX_DEVICE_INDEX 65535
+#define MP_MAX_ALIGNMENT (UINT32_C(1) << 30)
+#define MP_MAX_DEPTH 200 /* control-flow nesting the planners accept */
+
+/* ------------------------------------------------------------ graph model */
+
+enum mp_device_type { MP_DEV_CPU = 0, MP_DEV_CUDA = 1 };
+
+typedef struct mp_device {
+    uint32_t type;  /* enum mp_device_type */
+    uint32_t index; /* cpu:N / cuda:N */
+} mp_device;
+
+enum mp_tensor_flags {
+    MP_T_CONST = 1u << 0,
+    MP_T_MUTABLE = 1u << 1,
+    MP_T_DYNAMIC = 1u << 2
+};
+
+typedef struct mp_tensor {
+    const char *name;
+    uint64_t size;        /* unaligned byte count */
+    mp_device device;
+    uint32_t flags;       /* mp_tensor_flags */
+    uint32_t mem_id;      /* pre-assigned pool, 0 when none */
+    int32_t inplace_base; /* tensor index as written, or -1 */
+    int32_t view_base;    /* tensor index as written, or -1 */
+    int32_t root;         /* storage owner: self, or the view chain's end */
+    int32_t def_node;     /* node whose out= names it, -1 if none */
+    int32_t line;         /* line of its tensor declaration */
+} mp_tensor;
+
+enum mp_node_kind {
+    MP_NODE_PLACEHOLDER,
+    MP_NODE_CALL,
+    MP_NODE_DELEGATE,
+    MP_NODE_COND,
+    MP_NODE_WHILE,
+    MP_NODE_MAP,
+    MP_NODE_SCAN,
+    MP_NODE_OUTPUT
+};
+
+typedef struct mp_node {
+    uint32_t kind; /* enum mp_node_kind */
+    int32_t line;
+    int32_t *in;   /* tensor indices as written (views not resolved) */
+    uint32_t n_in;
+    int32_t *out;
+    uint32_t n_out;
+    /* sub-graph indices, -1 when unused: cond true/false, while cond/body,
+     * map and scan body in sub[0]. */
+    int32_t sub[2];
+    const char *backend; /* delegate only */
+} mp_node;
+
+typedef struct mp_graphdef {
+    const char *name;
+    int32_t line;
+    mp_tensor *tensors;
+    uint32_t n_tensors;
+    mp_node *nodes;
+    uint32_t n_nodes;
+} mp_graphdef;
+
+typedef struct mp_program {
+    const char *filename;
+    mp_graphdef *graphs; /* graphs[0] is the entry graph */
+    uint32_t n_graphs;
+    struct mp_arena *arena; /* owns every string and array above */
+} mp_program;
+
+/* Parse a .mpg file held in memory.  `filename` is used in messages.
+ * Returns NULL with err->code MP_EFORMAT on any violation of the format. */
+mp_program *mp_graph_parse(const char *data, size_t len, const char *filename,
+                           mp_err *err);
+mp_program *mp_graph_load(const char *path, mp_err *err);
+void mp_program_free(mp_program *prog);
+
+/* Write a program back as .mpg text (canonical spacing). */
+struct mp_buf;
+void mp_graph_write(const mp_program *prog, struct mp_buf *out);
+
+const char *mp_node_kind_name(uint32_t kind);
+/* "cpu:0", "cuda:3": writes into buf (at least 24 bytes), returns buf. */
+const char *mp_device_str(mp_device dev, char *buf);
+int mp_device_cmp(mp_device a, mp_device b); /* cpu:0 first, then type, index */
+bool mp_device_eq(mp_device a, mp_device b);
+int32_t mp_graph_find(const mp_program *prog, const char *name);
+int32_t mp_tensor_find(const mp_graphdef *g, const char *name);
+/* Graphs reachable from the entry, as flags indexed by graph. */
+void mp_graph_reachable(const mp_program *prog, bool *reach);
+/* Does the graph hold a delegate whose backend contains "xnnpack" (any case)? */
+bool mp_graph_has_xnnpack(const mp_graphdef *g);
+
+/* ----------------------------------------------------------------- options */
+
+enum mp_algo { MP_ALGO_GREEDY, MP_ALGO_NAIVE, MP_ALGO_OPT };
+
+typedef struct mp_options {
+    uint32_t alignment; /* default 16 */
+    bool alloc_inputs, alloc_outputs, alloc_mutable, per_device;
+    uint32_t algo;   /* enum mp_algo */
+    bool et_exact;   /* reproduce ExecuTorch, defects included */
+    bool exact;      /* opt: exact search */
+    uint32_t budget_ms; /* opt: improvement budget; exact: time limit */
+} mp_options;
+
+void mp_options_default(mp_options *o);
+const char *mp_algo_name(uint32_t algo);
+int mp_algo_parse(const char *name); /* -1 if unknown */
+
+/* ------------------------------------------------------------- plan model */
+
+typedef struct mp_alloc {
+    const char *name; /* tensor name as in the plan */
+    int32_t tensor;   /* index in the graph, -1 if the name is unknown */
+    int32_t line;     /* line in the plan file, 0 when made in memory */
+    uint64_t mem_id;
+    uint64_t obj;
+    uint64_t offset;
+    uint64_t size;
+    int64_t life_start, life_end;
+} mp_alloc;
+
+typedef struct mp_free {
+    const char *name;
+    int32_t tensor;
+    int32_t line;
+    int64_t after;
+} mp_free;
+
+typedef struct mp_graph_plan {
+    const char *name; /* graph name */
+    int32_t graph;    /* index in the program, -1 if unknown */
+    int32_t line;
+    uint64_t *buffers;
+    mp_device *devices;
+    uint32_t n_buffers, n_devices;
+    mp_alloc *allocs;
+    uint32_t n_allocs;
+    mp_free *frees;
+    uint32_t n_frees;
+} mp_graph_plan;
+
+typedef struct mp_plan {
+    mp_options opts;       /* the options line, clamped to legal values */
+    /* The options line as written, for the verifier to judge: alignment and
+     * the four flags alloc_inputs, alloc_outputs, alloc_mutable, per_device. */
+    uint64_t raw_alignment, raw_flags[4];
+    const char *algo_name; /* as written in the options line */
+    mp_graph_plan *graphs; /* one block each, file order */
+    uint32_t n_graphs;
+    struct mp_arena *arena;
+} mp_plan;
+
+void mp_plan_free(mp_plan *plan);
+void mp_plan_write(const mp_plan *plan, struct mp_buf *out);
+/* Parse a .mpp file.  Only the syntax is checked here (MP_EFORMAT); names
+ * are resolved against `prog` when it is given, unknown ones left as -1
+ * for the verifier to report. */
+mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
+                       const mp_program *prog, mp_err *err);
+mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err);
+/* Total bytes: the entry block's buffers added up (0 when absent). */
+uint64_t mp_plan_total_bytes(const mp_plan *plan);
+
+/* --------------------------------------------------------------- planners */
+
+/* Plan a program with the algorithm and mode in `opts`.  Returns NULL with
+ * MP_EPLAN when the graph cannot be planned (or MP_EFORMAT for bad options). */
+mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts,
+                         mp_err *err);
+
+/* The reference planner (ref/): ExecuTorch's apply_algo. */
+mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *opts,
+                     mp_err *err);
+
+/* ------------------------------------------------------------ byte buffer */
+
+typedef struct mp_buf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* an allocation failed; contents are incomplete */
+} mp_buf;
+
+void mp_buf_init(mp_buf *b);
+void mp_buf_free(mp_buf *b);
+void mp_buf_put(mp_buf *b, const char *s, size_t n);
+void mp_buf_puts(mp_buf *b, const char *s);
+void mp_buf_printf(mp_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void mp_buf_u64(mp_buf *b, uint64_t v);
+
+/* Read a whole file (NUL-terminated copy).  Returns NULL with MP_EFORMAT. */
+char *mp_read_file(const char *path, size_t *len, mp_err *err);
+/* Write atomically: a temporary file beside `path`, then rename.  "-" means
+ * stdout.  On failure nothing is left behind (MP_EIO). */
+int mp_write_file_atomic(const char *path, const char *data, size_t len,
+                         mp_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

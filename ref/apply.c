@@ -1,0 +1,453 @@
+/* apply.c - ExecuTorch's apply_algo: recursive planning of a program.
+ *
+ * For one graph: plan every sub-graph its control-flow nodes run (all cond
+ * branches, then while cond/body, then map bodies, then scan bodies; cond
+ * and while bodies without their inputs, map and scan bodies with them),
+ * merge their buffer sizes (maximum per buffer), then plan the graph's own
+ * specs per device partition with the merged sizes reserved at the start of
+ * the CPU buffers.  State lives on per-tensor records exactly as it lives on
+ * ExecuTorch's TensorSpec objects, so a sub-graph planned twice behaves as
+ * it does there.
+ *
+ * The default (repaired) mode changes exactly the steps marked
+ * "repair Dn"; docs/deviations.md describes each. */
+#include "ref.h"
+
+#include <stdio.h>
+
+typedef struct gstate {
+    bool life_done;
+    mp_life life;
+    uint8_t *realigned, *planned;
+    uint64_t *mem_id, *obj, *offset, *size;
+    uint64_t *bufs;
+    mp_device *devs;
+    uint32_t n_bufs;
+} gstate;
+
+/* One device of the program-wide buffer table (repair D2, D7). */
+typedef struct dslot {
+    mp_device dev;
+    uint32_t pools, base;
+} dslot;
+
+typedef struct run {
+    const mp_program *prog;
+    const mp_options *o;
+    mp_err *err;
+    gstate *gs;
+    uint8_t *map_body; /* graph is a map/scan body somewhere (repair D10) */
+    uint64_t work, work_limit;
+    dslot *table;
+    uint32_t n_table;
+} run;
+
+typedef struct u64vec {
+    uint64_t *v;
+    uint32_t n;
+} u64vec;
+
+static const mp_device CPU0 = {MP_DEV_CPU, 0};
+
+static gstate *state_of(run *R, int32_t gi) {
+    gstate *S = &R->gs[gi];
+    if (!S->life_done) {
+        const mp_graphdef *g = &R->prog->graphs[gi];
+        uint32_t n = g->n_tensors + 1;
+        mp_life_compute(g, &S->life);
+        S->realigned = mp_xcalloc(n, 1);
+        S->planned = mp_xcalloc(n, 1);
+        S->mem_id = mp_xcalloc(n, sizeof(uint64_t));
+        S->obj = mp_xcalloc(n, sizeof(uint64_t));
+        S->offset = mp_xcalloc(n, sizeof(uint64_t));
+        S->size = mp_xcalloc(n, sizeof(uint64_t));
+        S->life_done = true;
+    }
+    return S;
+}
+
+static void merge_into(u64vec *acc, const uint64_t *v, uint32_t n) {
+    if (acc->n < n) {
+        acc->v = mp_xrealloc(acc->v, n * sizeof *acc->v);
+        memset(acc->v + acc->n, 0, (n - acc->n) * sizeof *acc->v);
+        acc->n = n;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] > acc->v[i]) acc->v[i] = v[i];
+}
+
+static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret);
+
+/* _apply_algo_to_submodules */
+static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
+    static const uint32_t kinds[] = {MP_NODE_COND, MP_NODE_WHILE, MP_NODE_MAP,
+                                     MP_NODE_SCAN};
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    for (int k = 0; k < 4; k++)
+        for (uint32_t i = 0; i < g->n_nodes; i++) {
+            const mp_node *nd = &g->nodes[i];
+            if (nd->kind != kinds[k]) continue;
+            for (int s = 0; s < 2 && nd->sub[s] >= 0; s++) {
+                bool with_inputs = kinds[k] == MP_NODE_MAP || kinds[k] == MP_NODE_SCAN;
+                if (!R->o->et_exact) with_inputs = R->map_body[nd->sub[s]];
+                mp_alloc_flags sf = {with_inputs, true, true};
+                u64vec sub = {0};
+                int rc = apply(R, nd->sub[s], sf, depth + 1, &sub);
+                if (rc == MP_OK) merge_into(merged, sub.v, sub.n);
+                free(sub.v);
+                if (rc) return rc;
+            }
+        }
+    return MP_OK;
+}
+
+/* ExecuTorch refuses per-device planning when pre-assigned pools meet
+ * non-CPU tensors (NotImplementedError in _partition_specs_by_device). */
+static int check_pools_vs_devices(run *R, const mp_graphdef *g,
+                                  const int32_t *specs, uint32_t n) {
+    bool non_cpu = false, pools = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const mp_tensor *t = &g->tensors[specs[i]];
+        non_cpu |= t->device.type != MP_DEV_CPU;
+        pools |= t->mem_id != 0;
+    }
+    if (non_cpu && pools)
+        return mp_err_set(R->err, MP_EPLAN,
+                          "graph '%s': per-device planning cannot be combined "
+                          "with pre-assigned mem_id pools (ExecuTorch raises "
+                          "NotImplementedError)", g->name);
+    return MP_OK;
+}
+
+/* Run the algorithm on one partition and record the results on the specs:
+ * mem_id = local pool - 1 + base (ExecuTorch's remap). */
+static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
+                         const uint64_t *input, uint32_t n_input,
+                         uint32_t base, ref_result *res) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    gstate *S = &R->gs[gi];
+    bool greedy = R->o->algo != MP_ALGO_NAIVE;
+    ref_part p = {g, specs, n, S->life.start, S->life.end, input, n_input,
+                  greedy && mp_graph_has_xnnpack(g) ? 64 : 0, R->o->alignment,
+                  R->o->et_exact, S->realigned};
+    int rc = greedy ? mp_ref_greedy(&p, res, R->err) : mp_ref_naive(&p, res, R->err);
+    if (rc) return rc;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t t = specs[i];
+        S->planned[t] = 1;
+        S->mem_id[t] = (uint64_t)res->pool[i] - 1 + base;
+        S->obj[t] = res->obj[i];
+        S->offset[t] = res->offset[i];
+        S->size[t] = res->size[i];
+    }
+    return MP_OK;
+}
+
+static void out_append(u64vec *out, mp_device **devs, uint64_t v, mp_device d) {
+    out->v = mp_xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+    *devs = mp_xrealloc(*devs, (out->n + 1) * sizeof **devs);
+    out->v[out->n] = v;
+    (*devs)[out->n] = d;
+    out->n++;
+}
+
+/* ExecuTorch's partition loop (and the single CPU partition without
+ * --per-device): CPU:0 first with the reservation, then the other devices
+ * in order, each appending its buffers. */
+static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
+                         uint32_t n, const u64vec *merged, u64vec *out,
+                         mp_device **devs) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    mp_device *keys = mp_xmalloc((n + 1) * sizeof *keys);
+    uint32_t nk = 0;
+    if (!per_dev) keys[nk++] = CPU0;
+    else
+        for (uint32_t i = 0; i < n; i++) {
+            mp_device d = g->tensors[specs[i]].device;
+            uint32_t k = 0;
+            while (k < nk && !mp_device_eq(keys[k], d)) k++;
+            if (k == nk) keys[nk++] = d;
+        }
+    for (uint32_t a = 1; a < nk; a++) /* insertion sort: few devices */
+        for (uint32_t b = a; b > 0 && mp_device_cmp(keys[b], keys[b - 1]) < 0; b--) {
+            mp_device tmp = keys[b];
+            keys[b] = keys[b - 1];
+            keys[b - 1] = tmp;
+        }
+    int32_t *part = mp_xmalloc((n + 1) * sizeof *part);
+    out_append(out, devs, 0, CPU0);
+    int rc = MP_OK;
+    for (uint32_t k = 0; k < nk && rc == MP_OK; k++) {
+        uint32_t np = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!per_dev || mp_device_eq(g->tensors[specs[i]].device, keys[k]))
+                part[np++] = specs[i];
+        bool cpu = mp_device_eq(keys[k], CPU0);
+        ref_result res;
+        rc = run_partition(R, gi, part, np, cpu ? merged->v : NULL,
+                           cpu ? merged->n : 0, out->n, &res);
+        for (uint32_t b = 1; rc == MP_OK && b < res.n_bufs; b++)
+            out_append(out, devs, res.bufs[b], per_dev ? keys[k] : CPU0);
+        ref_result_free(&res);
+    }
+    if (rc == MP_OK && out->n < 2) out_append(out, devs, 0, CPU0);
+    free(part);
+    free(keys);
+    return rc;
+}
+
+static int32_t table_find(const run *R, mp_device d) {
+    for (uint32_t k = 0; k < R->n_table; k++)
+        if (mp_device_eq(R->table[k].dev, d)) return (int32_t)k;
+    return -1;
+}
+
+/* Repair D2, D7: with --per-device every graph is planned per device into
+ * one program-wide buffer table, so a device's buffer has the same index in
+ * every graph and every device partition gets its own reservation. */
+static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n,
+                            const u64vec *merged, u64vec *out, mp_device **devs) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    uint32_t len = merged->n > 2 ? merged->n : 2;
+    for (uint32_t i = 0; i < n; i++) {
+        const mp_tensor *t = &g->tensors[specs[i]];
+        int32_t k = table_find(R, t->device);
+        if (k < 0) /* build_table registers every planned tensor */
+            return mp_err_set(R->err, MP_EPLAN, "internal: device of '%s' missing "
+                              "from the buffer table", t->name);
+        const dslot *d = &R->table[k];
+        uint32_t idx = d->base + (t->mem_id ? t->mem_id : 1) - 1;
+        if (idx + 1 > len) len = idx + 1;
+    }
+    for (uint32_t i = 0; i < len; i++) out_append(out, devs, i < merged->n ? merged->v[i] : 0, CPU0);
+    out->v[0] = 0;
+    int32_t *part = mp_xmalloc((n + 1) * sizeof *part);
+    uint64_t *input = NULL;
+    int rc = MP_OK;
+    for (uint32_t k = 0; k < R->n_table && rc == MP_OK; k++) {
+        const dslot *d = &R->table[k];
+        for (uint32_t j = 0; j < d->pools && d->base + j < len; j++)
+            (*devs)[d->base + j] = d->dev;
+        uint32_t np = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (mp_device_eq(g->tensors[specs[i]].device, d->dev)) part[np++] = specs[i];
+        if (!np) continue; /* its buffers keep the reservation */
+        input = mp_xrealloc(input, (d->pools + 1) * sizeof *input);
+        input[0] = 0;
+        for (uint32_t j = 0; j < d->pools; j++)
+            input[j + 1] = d->base + j < merged->n ? merged->v[d->base + j] : 0;
+        ref_result res;
+        rc = run_partition(R, gi, part, np, input, d->pools + 1, d->base, &res);
+        for (uint32_t b = 1; rc == MP_OK && b < res.n_bufs; b++)
+            if (d->base + b - 1 < len) out->v[d->base + b - 1] = res.bufs[b];
+        ref_result_free(&res);
+    }
+    free(input);
+    free(part);
+    return rc;
+}
+
+static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    if (depth > MP_MAX_DEPTH)
+        return mp_err_set(R->err, MP_EPLAN,
+                          "control flow nested deeper than %d levels at graph '%s'",
+                          MP_MAX_DEPTH, g->name);
+    R->work += 1 + g->n_tensors + g->n_nodes;
+    if (R->work > R->work_limit)
+        return mp_err_set(R->err, MP_EPLAN,
+                          "shared sub-graphs are re-planned too often: "
+                          "ExecuTorch's recursion would plan over %llu tensors",
+                          (unsigned long long)R->work_limit);
+    gstate *S = state_of(R, gi);
+    int32_t *specs;
+    uint32_t n = mp_life_planned(g, &S->life, f, &specs);
+    u64vec merged = {0};
+    int rc = plan_subgraphs(R, gi, depth, &merged);
+    /* ExecuTorch plans sub-graphs without per-device partitioning (D7) */
+    bool per_dev = R->o->per_device && (depth == 0 || !R->o->et_exact);
+    if (rc == MP_OK && per_dev) rc = check_pools_vs_devices(R, g, specs, n);
+    u64vec out = {0};
+    mp_device *devs = NULL;
+    if (rc == MP_OK) {
+        if (per_dev && !R->o->et_exact)
+            rc = partitions_table(R, gi, specs, n, &merged, &out, &devs);
+        else
+            rc = partitions_et(R, gi, per_dev, specs, n, &merged, &out, &devs);
+    }
+    if (rc == MP_OK) {
+        free(S->bufs);
+        free(S->devs);
+        S->bufs = out.v;
+        S->devs = devs;
+        S->n_bufs = out.n;
+        ret->v = mp_xmalloc(out.n * sizeof *ret->v);
+        memcpy(ret->v, out.v, out.n * sizeof *ret->v);
+        ret->n = out.n;
+    } else {
+        free(out.v);
+        free(devs);
+    }
+    free(merged.v);
+    free(specs);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the table */
+
+static void table_register(run *R, mp_device d, uint32_t pool) {
+    int32_t k = table_find(R, d);
+    if (k < 0) {
+        R->table = mp_xrealloc(R->table, (R->n_table + 1) * sizeof *R->table);
+        k = (int32_t)R->n_table++;
+        R->table[k] = (dslot){d, 0, 0};
+    }
+    if (pool > R->table[k].pools) R->table[k].pools = pool;
+}
+
+/* Every (device, pool) that some reachable graph plans, ordered as
+ * ExecuTorch orders devices; each device's pools get consecutive indices. */
+static void build_table(run *R, const bool *reach) {
+    for (uint32_t gi = 0; gi < R->prog->n_graphs; gi++) {
+        if (!reach[gi]) continue;
+        const mp_graphdef *g = &R->prog->graphs[gi];
+        gstate *S = state_of(R, (int32_t)gi);
+        mp_alloc_flags f = {true, true, true};
+        if (gi == 0)
+            f = (mp_alloc_flags){R->o->alloc_inputs, R->o->alloc_outputs,
+                                 R->o->alloc_mutable};
+        else
+            f.inputs = R->map_body[gi];
+        for (uint32_t t = 0; t < g->n_tensors; t++)
+            if (mp_life_is_planned(g, &S->life, (int32_t)t, f))
+                table_register(R, g->tensors[t].device,
+                               g->tensors[t].mem_id ? g->tensors[t].mem_id : 1);
+    }
+    for (uint32_t a = 1; a < R->n_table; a++)
+        for (uint32_t b = a; b > 0 && mp_device_cmp(R->table[b].dev, R->table[b - 1].dev) < 0; b--) {
+            dslot tmp = R->table[b];
+            R->table[b] = R->table[b - 1];
+            R->table[b - 1] = tmp;
+        }
+    uint32_t base = 1;
+    for (uint32_t k = 0; k < R->n_table; k++) {
+        R->table[k].base = base;
+        base += R->table[k].pools;
+    }
+}
+
+/* ----------------------------------------------------------- the result */
+
+/* Repair D8: a free after the last use of every dynamic tensor that is
+ * neither a graph input (placeholder) nor a graph output. */
+static void add_frees(const mp_graphdef *g, const gstate *S, mp_graph_plan *gp,
+                      mp_arena *A) {
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+        n += g->tensors[t].root == (int32_t)t && (g->tensors[t].flags & MP_T_DYNAMIC) &&
+             !S->life.is_placeholder[t] && !S->life.is_output[t];
+    gp->frees = mp_arena_alloc(A, (n + 1) * sizeof *gp->frees);
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        const mp_tensor *x = &g->tensors[t];
+        if (x->root != (int32_t)t || !(x->flags & MP_T_DYNAMIC) ||
+            S->life.is_placeholder[t] || S->life.is_output[t])
+            continue;
+        mp_free *fr = &gp->frees[gp->n_frees++];
+        fr->name = x->name;
+        fr->tensor = (int32_t)t;
+        fr->after = S->life.end[t];
+    }
+}
+
+static void fill_block(const run *R, int32_t gi, mp_graph_plan *gp, mp_arena *A) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    const gstate *S = &R->gs[gi];
+    gp->name = g->name;
+    gp->graph = gi;
+    gp->n_buffers = gp->n_devices = S->n_bufs;
+    gp->buffers = mp_arena_memdup(A, S->bufs, S->n_bufs * sizeof *S->bufs);
+    gp->devices = mp_arena_memdup(A, S->devs, S->n_bufs * sizeof *S->devs);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++) n += S->planned[t];
+    gp->allocs = mp_arena_alloc(A, (n + 1) * sizeof *gp->allocs);
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        if (!S->planned[t]) continue;
+        mp_alloc *a = &gp->allocs[gp->n_allocs++];
+        a->name = g->tensors[t].name;
+        a->tensor = (int32_t)t;
+        a->mem_id = S->mem_id[t];
+        a->obj = S->obj[t];
+        a->offset = S->offset[t];
+        a->size = S->size[t];
+        a->life_start = S->life.start[t];
+        a->life_end = S->life.end[t];
+    }
+    if (!R->o->et_exact) add_frees(g, S, gp, A);
+}
+
+static int check_options(const mp_options *o, mp_err *err) {
+    if (o->alignment < 1 || o->alignment > MP_MAX_ALIGNMENT)
+        return mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u",
+                          (unsigned)MP_MAX_ALIGNMENT);
+    if (o->algo != MP_ALGO_GREEDY && o->algo != MP_ALGO_NAIVE)
+        return mp_err_set(err, MP_EFORMAT, "the reference planner runs greedy or naive");
+    return MP_OK;
+}
+
+mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+    mp_err_clear(err);
+    if (check_options(o, err)) return NULL;
+    uint32_t ng = prog->n_graphs;
+    run R = {prog, o, err, mp_xcalloc(ng, sizeof(gstate)), mp_xcalloc(ng, 1),
+             0, 1000000, NULL, 0};
+    bool *reach = mp_xcalloc(ng, sizeof *reach);
+    mp_graph_reachable(prog, reach);
+    for (uint32_t gi = 0; gi < ng; gi++) {
+        const mp_graphdef *g = &prog->graphs[gi];
+        R.work_limit += 8ull * (1 + g->n_tensors + g->n_nodes);
+        if (!reach[gi]) continue;
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            if ((g->nodes[i].kind == MP_NODE_MAP || g->nodes[i].kind == MP_NODE_SCAN))
+                R.map_body[g->nodes[i].sub[0]] = 1;
+    }
+    if (o->per_device && !o->et_exact) build_table(&R, reach);
+    mp_alloc_flags f = {o->alloc_inputs, o->alloc_outputs, o->alloc_mutable};
+    u64vec top = {0};
+    int rc = apply(&R, 0, f, 0, &top);
+    free(top.v);
+    mp_plan *plan = NULL;
+    if (rc == MP_OK) {
+        mp_arena *A = mp_arena_new();
+        plan = mp_arena_alloc(A, sizeof *plan);
+        plan->arena = A;
+        plan->opts = *o;
+        plan->algo_name = mp_algo_name(o->algo);
+        plan->raw_alignment = o->alignment;
+        plan->raw_flags[0] = o->alloc_inputs;
+        plan->raw_flags[1] = o->alloc_outputs;
+        plan->raw_flags[2] = o->alloc_mutable;
+        plan->raw_flags[3] = o->per_device;
+        uint32_t nb = 0;
+        for (uint32_t gi = 0; gi < ng; gi++) nb += reach[gi];
+        plan->graphs = mp_arena_alloc(A, (nb + 1) * sizeof *plan->graphs);
+        for (uint32_t gi = 0; gi < ng; gi++)
+            if (reach[gi]) fill_block(&R, (int32_t)gi, &plan->graphs[plan->n_graphs++], A);
+    }
+    for (uint32_t gi = 0; gi < ng; gi++) {
+        gstate *S = &R.gs[gi];
+        if (S->life_done) mp_life_free(&S->life);
+        free(S->realigned);
+        free(S->planned);
+        free(S->mem_id);
+        free(S->obj);
+        free(S->offset);
+        free(S->size);
+        free(S->bufs);
+        free(S->devs);
+    }
+    free(R.gs);
+    free(R.map_body);
+    free(R.table);
+    free(reach);
+    return plan;
+}

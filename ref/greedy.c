@@ -1,0 +1,399 @@
+/* greedy.c - ExecuTorch's `greedy` memory planning algorithm.
+ *
+ * Specs are sorted by allocated size, largest first (bisect.insort keeps
+ * equal keys in insertion order, and the list is then reversed, so equal
+ * keys come out last-inserted first).  Each spec goes into the first shared
+ * object none of whose allocations it overlaps in time (offset 0); failing
+ * that, into the first object with room above every allocation it overlaps
+ * (pick_shared_obj's overlapping-allocations pass); failing that, into a new
+ * object of its own size.  Objects are laid out one after another after the
+ * sub-graph reservation.  In-place specs are resolved last, at their base's
+ * offset.
+ *
+ * The sort key is the size rounded to the spec's *current* alignment,
+ * which is 16 until a planning realigns it (ExecuTorch's TensorSpec
+ * starts at 16): a sub-graph planned twice sorts differently the second
+ * time, and the reference reproduces that through p->realigned. */
+#include "ref.h"
+
+#include <stdio.h>
+
+typedef struct sobj {
+    uint32_t pool, idx; /* local mem_id, index among that pool's objects */
+    uint64_t size, offset;
+    uint32_t *allocs; /* spec positions */
+    uint32_t n, cap;
+} sobj;
+
+typedef struct gctx {
+    const ref_part *p;
+    uint32_t n;
+    uint32_t *order;      /* spec positions in processing order */
+    uint64_t *size;       /* aligned size per position */
+    uint32_t *pool;
+    int32_t *ls, *le;     /* effective lifetimes used for placement */
+    int32_t *base;        /* in-place: position of the base's root, -1 */
+    int32_t *obj_of;      /* sobj index per position, -1 */
+    uint64_t *off_in_obj;
+    sobj *objs;
+    uint32_t n_objs, cap_objs;
+    uint32_t **pool_objs; /* per pool: sobj indices in creation order */
+    uint32_t *pool_n, *pool_cap;
+    uint32_t max_pool;
+    mp_err *err;
+} gctx;
+
+static bool overlap(int32_t s1, int32_t e1, int32_t s2, int32_t e2) {
+    return !(e1 < s2 || s1 > e2);
+}
+
+static void obj_add(sobj *o, uint32_t pos) {
+    MP_VEC_PUSH(o->allocs, o->n, o->cap, pos);
+}
+
+static uint32_t new_obj(gctx *c, uint32_t pool, uint64_t size) {
+    if (c->n_objs == c->cap_objs) {
+        c->cap_objs = c->cap_objs ? c->cap_objs * 2 : 16;
+        c->objs = mp_xrealloc(c->objs, c->cap_objs * sizeof *c->objs);
+    }
+    uint32_t k = c->n_objs++;
+    sobj *o = &c->objs[k];
+    memset(o, 0, sizeof *o);
+    o->pool = pool;
+    o->idx = c->pool_n[pool];
+    o->size = size;
+    MP_VEC_PUSH(c->pool_objs[pool], c->pool_n[pool], c->pool_cap[pool], k);
+    return k;
+}
+
+/* pick_shared_obj for the spec at position i. */
+static int pick(gctx *c, uint32_t i) {
+    uint32_t pool = c->pool[i], np = c->pool_n[pool];
+    uint32_t *list = c->pool_objs[pool];
+    uint64_t size = c->size[i];
+    for (uint32_t k = 0; k < np; k++) {
+        sobj *o = &c->objs[list[k]];
+        bool free_now = true;
+        for (uint32_t a = 0; a < o->n && free_now; a++) {
+            uint32_t j = o->allocs[a];
+            free_now = !overlap(c->ls[i], c->le[i], c->ls[j], c->le[j]);
+        }
+        if (!free_now) continue;
+        if (o->size < size) {
+            if (c->p->et)
+                return mp_err_set(c->err, MP_EPLAN,
+                                  "ExecuTorch's greedy fails its assertion "
+                                  "\"Allocation specs are not sorted\" at tensor "
+                                  "'%s' (alignment %u below 16 makes sizes that "
+                                  "sort equal differ)",
+                                  c->p->g->tensors[c->p->specs[i]].name,
+                                  c->p->alignment);
+            continue; /* repair D6: a too-small object is no candidate */
+        }
+        c->obj_of[i] = (int32_t)list[k];
+        c->off_in_obj[i] = 0;
+        obj_add(o, i);
+        return MP_OK;
+    }
+    for (uint32_t k = 0; k < np; k++) {
+        sobj *o = &c->objs[list[k]];
+        uint64_t max_off = 0;
+        for (uint32_t a = 0; a < o->n; a++) {
+            uint32_t j = o->allocs[a];
+            if (!overlap(c->ls[i], c->le[i], c->ls[j], c->le[j])) continue;
+            uint64_t end = c->off_in_obj[j] + c->size[j];
+            if (end > max_off) max_off = end;
+        }
+        if (max_off > 0 && max_off + size <= o->size) {
+            c->obj_of[i] = (int32_t)list[k];
+            c->off_in_obj[i] = max_off;
+            obj_add(o, i);
+            return MP_OK;
+        }
+    }
+    uint32_t k = new_obj(c, pool, size);
+    c->obj_of[i] = (int32_t)k;
+    c->off_in_obj[i] = 0;
+    obj_add(&c->objs[k], i);
+    return MP_OK;
+}
+
+/* _resolve_inplace_specs: repeat passes until every deferred spec found
+ * its base; a pass without progress means a cycle or an unplanned base. */
+static int resolve_inplace(gctx *c, const uint32_t *deferred, uint32_t nd) {
+    const mp_graphdef *g = c->p->g;
+    uint32_t *rem = mp_xmalloc((nd + 1) * sizeof *rem), nr = nd;
+    memcpy(rem, deferred, nd * sizeof *rem);
+    int rc = MP_OK;
+    while (nr && rc == MP_OK) {
+        uint32_t next = 0;
+        bool progress = false;
+        for (uint32_t k = 0; k < nr; k++) {
+            uint32_t i = rem[k];
+            int32_t b = c->base[i];
+            if (b < 0 || c->obj_of[b] < 0) {
+                rem[next++] = i;
+                continue;
+            }
+            if (!c->p->et && c->size[i] > c->size[b]) {
+                const mp_tensor *t = &g->tensors[c->p->specs[i]];
+                rc = mp_err_set(c->err, MP_EPLAN,
+                                "in-place tensor '%s' (aligned size %llu) is "
+                                "larger than its base '%s' (%llu)",
+                                t->name, (unsigned long long)c->size[i],
+                                g->tensors[c->p->specs[b]].name,
+                                (unsigned long long)c->size[b]);
+                break;
+            }
+            progress = true;
+            c->pool[i] = c->pool[b];
+            c->obj_of[i] = c->obj_of[b];
+            c->off_in_obj[i] = c->off_in_obj[b];
+            obj_add(&c->objs[c->obj_of[b]], i);
+        }
+        if (rc == MP_OK && !progress) {
+            const mp_tensor *t = &g->tensors[c->p->specs[rem[0]]];
+            rc = mp_err_set(c->err, MP_EPLAN,
+                            "in-place tensor '%s': its base '%s' is not planned "
+                            "here, or the in-place chain is a cycle",
+                            t->name, g->tensors[t->inplace_base].name);
+        }
+        nr = next;
+    }
+    free(rem);
+    return rc;
+}
+
+static void reset_objects(gctx *c) {
+    for (uint32_t k = 0; k < c->n_objs; k++) free(c->objs[k].allocs);
+    c->n_objs = 0;
+    for (uint32_t pl = 0; pl <= c->max_pool; pl++) c->pool_n[pl] = 0;
+    for (uint32_t i = 0; i < c->n; i++) c->obj_of[i] = -1;
+}
+
+static int place_all(gctx *c) {
+    reset_objects(c);
+    uint32_t *deferred = mp_xmalloc((c->n + 1) * sizeof *deferred), nd = 0;
+    int rc = MP_OK;
+    for (uint32_t k = 0; k < c->n && rc == MP_OK; k++) {
+        uint32_t i = c->order[k];
+        if (c->p->g->tensors[c->p->specs[i]].inplace_base >= 0)
+            deferred[nd++] = i;
+        else
+            rc = pick(c, i);
+    }
+    if (rc == MP_OK) rc = resolve_inplace(c, deferred, nd);
+    free(deferred);
+    return rc;
+}
+
+/* _compute_total_sizes: lay each pool's objects out after its reservation. */
+static int totals(gctx *c, ref_result *r) {
+    const ref_part *p = c->p;
+    uint32_t n_bufs = 0;
+    for (uint32_t pl = 1; pl <= c->max_pool; pl++)
+        if (c->pool_n[pl]) n_bufs = pl + 1;
+    bool any = n_bufs > 0;
+    if (!p->et) { /* repair D1, D3: keep every reserved buffer, at least 2 */
+        if (n_bufs < p->n_input) n_bufs = p->n_input;
+        if (n_bufs < 2) n_bufs = 2;
+    } else if (!any) {
+        n_bufs = 2; /* ExecuTorch returns [0, 0], dropping the reservation */
+    }
+    r->bufs = mp_xcalloc(n_bufs, sizeof *r->bufs);
+    r->n_bufs = n_bufs;
+    for (uint32_t pl = 1; pl < n_bufs; pl++) {
+        uint64_t reserved = pl < p->n_input ? p->input[pl] : 0;
+        if (pl > c->max_pool || !c->pool_n[pl]) {
+            if (!p->et) r->bufs[pl] = reserved; /* repair D1, D3 */
+            continue;
+        }
+        if (!p->et) /* repair D4: objects start aligned after the reservation */
+            reserved = mp_ref_align_exact(reserved, p->alignment);
+        uint64_t at = reserved;
+        for (uint32_t k = 0; k < c->pool_n[pl]; k++) {
+            sobj *o = &c->objs[c->pool_objs[pl][k]];
+            o->offset = at;
+            if (!mp_add_u64(at, o->size, &at) || at > MP_MAX_BYTES)
+                return mp_err_set(c->err, MP_EPLAN,
+                                  "graph '%s': buffer %u would exceed 2^63 bytes",
+                                  p->g->name, pl);
+        }
+        r->bufs[pl] = at + p->padding;
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        sobj *o = &c->objs[c->obj_of[i]];
+        r->pool[i] = c->pool[i];
+        r->obj[i] = o->idx;
+        r->offset[i] = o->offset + c->off_in_obj[i];
+        r->size[i] = c->size[i];
+    }
+    return MP_OK;
+}
+
+/* Family root of position i: follow in-place bases to a non-in-place spec. */
+static uint32_t family(const gctx *c, uint32_t i) {
+    for (uint32_t steps = 0; c->base[i] >= 0 && steps <= c->n; steps++)
+        i = (uint32_t)c->base[i];
+    return i;
+}
+
+/* Repair D5: does an in-place spec, at its base's offset, share bytes with a
+ * live tensor of another in-place family?  Marks both families. */
+static bool find_conflicts(const gctx *c, const ref_result *r, uint8_t *mark) {
+    bool any = false;
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->base[i] < 0 || r->size[i] == 0) continue;
+        uint32_t fi = family(c, i);
+        int32_t s = c->p->life_start[c->p->specs[i]], e = c->p->life_end[c->p->specs[i]];
+        for (uint32_t j = 0; j < c->n; j++) {
+            if (j == i || r->pool[j] != r->pool[i] || r->size[j] == 0) continue;
+            uint32_t fj = family(c, j);
+            if (fj == fi) continue;
+            int32_t t = c->p->specs[j];
+            if (!overlap(s, e, c->p->life_start[t], c->p->life_end[t])) continue;
+            if (r->offset[i] < r->offset[j] + r->size[j] &&
+                r->offset[j] < r->offset[i] + r->size[i]) {
+                mark[fi] = mark[fj] = 1;
+                any = true;
+            }
+        }
+    }
+    return any;
+}
+
+/* Give each marked family root the hull of its members' lifetimes, so that
+ * nothing is placed over the family's bytes while any member lives. */
+static void extend_families(gctx *c, const uint8_t *mark) {
+    for (uint32_t i = 0; i < c->n; i++) {
+        uint32_t f = family(c, i);
+        if (!mark[f]) continue;
+        if (c->ls[i] < c->ls[f]) c->ls[f] = c->ls[i];
+        if (c->le[i] > c->le[f]) c->le[f] = c->le[i];
+    }
+}
+
+/* Sorted processing order: key descending, ties by insertion descending
+ * (bisect.insort is stable ascending, then the list is reversed). */
+typedef struct keyed {
+    uint64_t key;
+    uint32_t pos;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b) {
+    const keyed *x = a, *y = b;
+    if (x->key != y->key) return x->key > y->key ? -1 : 1;
+    return x->pos > y->pos ? -1 : (x->pos < y->pos);
+}
+
+static void setup(gctx *c, const ref_part *p, mp_err *err) {
+    uint32_t n = p->n;
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->n = n;
+    c->err = err;
+    c->order = mp_xmalloc((n + 1) * sizeof *c->order);
+    c->size = mp_xmalloc((n + 1) * sizeof *c->size);
+    c->pool = mp_xmalloc((n + 1) * sizeof *c->pool);
+    c->ls = mp_xmalloc((n + 1) * sizeof *c->ls);
+    c->le = mp_xmalloc((n + 1) * sizeof *c->le);
+    c->base = mp_xmalloc((n + 1) * sizeof *c->base);
+    c->obj_of = mp_xmalloc((n + 1) * sizeof *c->obj_of);
+    c->off_in_obj = mp_xcalloc(n + 1, sizeof *c->off_in_obj);
+    c->max_pool = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const mp_tensor *t = &p->g->tensors[p->specs[i]];
+        c->pool[i] = t->mem_id ? t->mem_id : 1;
+        if (c->pool[i] > c->max_pool) c->max_pool = c->pool[i];
+    }
+    c->pool_objs = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_objs);
+    c->pool_n = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_n);
+    c->pool_cap = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_cap);
+    /* position of each tensor in this partition, to find in-place bases */
+    int32_t *pos = mp_xmalloc((p->g->n_tensors + 1) * sizeof *pos);
+    for (uint32_t t = 0; t < p->g->n_tensors; t++) pos[t] = -1;
+    for (uint32_t i = 0; i < n; i++) pos[p->specs[i]] = (int32_t)i;
+    for (uint32_t i = 0; i < n; i++) {
+        const mp_tensor *t = &p->g->tensors[p->specs[i]];
+        c->base[i] = t->inplace_base >= 0 ? pos[p->g->tensors[t->inplace_base].root] : -1;
+        c->ls[i] = p->life_start[p->specs[i]];
+        c->le[i] = p->life_end[p->specs[i]];
+        c->obj_of[i] = -1;
+    }
+    free(pos);
+}
+
+static void teardown(gctx *c) {
+    reset_objects(c);
+    for (uint32_t pl = 0; pl <= c->max_pool; pl++) free(c->pool_objs[pl]);
+    free(c->pool_objs);
+    free(c->pool_n);
+    free(c->pool_cap);
+    free(c->objs);
+    free(c->order);
+    free(c->size);
+    free(c->pool);
+    free(c->ls);
+    free(c->le);
+    free(c->base);
+    free(c->obj_of);
+    free(c->off_in_obj);
+}
+
+int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
+    gctx c;
+    setup(&c, p, err);
+    keyed *keys = mp_xmalloc((p->n + 1) * sizeof *keys);
+    for (uint32_t i = 0; i < p->n; i++) {
+        int32_t t = p->specs[i];
+        uint64_t a = p->realigned[t] ? p->alignment : 16;
+        keys[i] = (keyed){ref_align(p, p->g->tensors[t].size, a), i};
+    }
+    qsort(keys, p->n, sizeof *keys, cmp_keyed);
+    for (uint32_t i = 0; i < p->n; i++) c.order[i] = keys[i].pos;
+    free(keys);
+    /* spec.realign(alignment) as each spec is processed */
+    for (uint32_t i = 0; i < p->n; i++) {
+        int32_t t = p->specs[i];
+        c.size[i] = ref_align(p, p->g->tensors[t].size, p->alignment);
+        p->realigned[t] = 1;
+    }
+    ref_result_init(r, p->n);
+    int rc = place_all(&c);
+    if (rc == MP_OK) rc = totals(&c, r);
+    /* repair D5: re-place with conflicting families' lifetimes extended;
+     * if that still conflicts, extend every family (then nothing can). */
+    for (int round = 0; rc == MP_OK && !p->et && round < 2; round++) {
+        uint8_t *mark = mp_xcalloc(p->n + 1, 1);
+        if (!find_conflicts(&c, r, mark)) {
+            free(mark);
+            break;
+        }
+        if (round == 1) memset(mark, 1, p->n + 1);
+        extend_families(&c, mark);
+        free(mark);
+        free(r->bufs);
+        r->bufs = NULL;
+        rc = place_all(&c);
+        if (rc == MP_OK) rc = totals(&c, r);
+    }
+    teardown(&c);
+    return rc;
+}
+
+void ref_result_init(ref_result *r, uint32_t n) {
+    memset(r, 0, sizeof *r);
+    r->pool = mp_xcalloc(n + 1, sizeof *r->pool);
+    r->obj = mp_xcalloc(n + 1, sizeof *r->obj);
+    r->offset = mp_xcalloc(n + 1, sizeof *r->offset);
+    r->size = mp_xcalloc(n + 1, sizeof *r->size);
+}
+
+void ref_result_free(ref_result *r) {
+    free(r->bufs);
+    free(r->pool);
+    free(r->obj);
+    free(r->offset);
+    free(r->size);
+    memset(r, 0, sizeof *r);
+}

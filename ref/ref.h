@@ -1,0 +1,77 @@
+/* ref.h - internals of the reference planner (ExecuTorch's apply_algo).
+ *
+ * The reference follows exir/memory_planning.py step by step so that a
+ * reader can hold the two side by side.  With et_exact it reproduces
+ * ExecuTorch bit for bit, defects included; otherwise each known defect is
+ * repaired at the one place it arises, marked "repair Dn" (see
+ * docs/deviations.md). */
+#ifndef MP_REF_H
+#define MP_REF_H
+
+#include "util.h"
+
+/* Per-graph facts the planners derive from the graph model: ExecuTorch's
+ * update_all_tensors_lifetime and collect_specs_from_nodes. */
+typedef struct mp_life {
+    int32_t *start, *end; /* inclusive node indices, -1 when never named */
+    uint8_t *is_input;    /* placeholder-defined and not mutable */
+    uint8_t *is_output;   /* named (through views) by the output node */
+    uint8_t *is_placeholder; /* defined by a placeholder (mutable included) */
+    int32_t *order;       /* storage roots in ExecuTorch's spec order */
+    uint32_t n_order;
+} mp_life;
+
+void mp_life_compute(const mp_graphdef *g, mp_life *L);
+void mp_life_free(mp_life *L);
+
+/* Filters of collect_specs_from_nodes. */
+typedef struct mp_alloc_flags {
+    bool inputs, outputs, mutables;
+} mp_alloc_flags;
+
+bool mp_life_is_planned(const mp_graphdef *g, const mp_life *L, int32_t t,
+                        mp_alloc_flags f);
+/* The planned tensors, in spec order; returns the count (caller frees). */
+uint32_t mp_life_planned(const mp_graphdef *g, const mp_life *L,
+                         mp_alloc_flags f, int32_t **out);
+
+/* Size rounding.  Exact: the smallest multiple of a not below n.
+ * ExecuTorch: math.ceil(n / a) * a, where n / a is a double - which is not
+ * exact above 2^53 (repair D9). */
+uint64_t mp_ref_align_exact(uint64_t n, uint64_t a);
+uint64_t mp_ref_align_et(uint64_t n, uint64_t a);
+
+/* One device partition handed to an algorithm (ExecuTorch's `algo` call). */
+typedef struct ref_part {
+    const mp_graphdef *g;
+    const int32_t *specs; /* tensor indices, spec order */
+    uint32_t n;
+    const int32_t *life_start, *life_end; /* per tensor */
+    const uint64_t *input; /* input_mem_buffer_sizes, local pool index */
+    uint32_t n_input;
+    uint64_t padding; /* 64 with an XNNPACK delegate (greedy only) */
+    uint32_t alignment;
+    bool et; /* ExecuTorch's behaviour, defects included */
+    uint8_t *realigned; /* per tensor: spec.alignment already set to A */
+} ref_part;
+
+typedef struct ref_result {
+    uint64_t *bufs; /* local buffer sizes, [0] unused (constants) */
+    uint32_t n_bufs;
+    /* per spec position: */
+    uint32_t *pool; /* local mem_id */
+    uint64_t *obj, *offset, *size;
+} ref_result;
+
+void ref_result_init(ref_result *r, uint32_t n);
+void ref_result_free(ref_result *r);
+
+int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err);
+int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err);
+
+/* Round size to the part's alignment, in its mode. */
+static inline uint64_t ref_align(const ref_part *p, uint64_t n, uint64_t a) {
+    return p->et ? mp_ref_align_et(n, a) : mp_ref_align_exact(n, a);
+}
+
+#endif

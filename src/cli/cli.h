@@ -1,0 +1,38 @@
+/* cli.h - the memplan command line: one function per subcommand, and the
+ * small argument reader they share. */
+#ifndef MP_CLI_H
+#define MP_CLI_H
+
+#include "util.h"
+
+/* Argument reader: walks argv; options may be "--key value" or
+ * "--key=value"; "--" ends options. */
+typedef struct mp_args {
+    int argc, i;
+    char **argv;
+    const char *cmd;  /* "memplan plan" */
+    const char *val;  /* value of the last option taken with a value */
+    char *eq;         /* inline "=value" of the current option, if any */
+    bool done;        /* "--" seen */
+} mp_args;
+
+void mp_args_init(mp_args *a, int argc, char **argv, const char *cmd);
+/* Next argument: returns it, sets *is_opt.  NULL at the end. */
+const char *mp_args_next(mp_args *a, bool *is_opt);
+/* Option name match ("--alignment" against "--alignment=16" too). */
+bool mp_args_is(mp_args *a, const char *arg, const char *name);
+/* Value of the current option; prints a usage error and returns NULL. */
+const char *mp_args_value(mp_args *a, const char *name);
+bool mp_args_u64(mp_args *a, const char *name, uint64_t lo, uint64_t hi,
+                 uint64_t *out);
+/* Reject an inline "=value" given to a flag that takes none. */
+bool mp_args_flag_ok(mp_args *a, const char *name);
+int mp_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Map a library error code to the exit status and print the message. */
+int mp_cli_fail(const char *cmd, const mp_err *err);
+
+int mp_cmd_plan(int argc, char **argv);
+
+#endif

@@ -1,0 +1,35 @@
+/* main.c - the memplan command: dispatch to a subcommand. */
+#include "cli.h"
+
+#include <stdio.h>
+
+static const char MAIN_HELP[] =
+    "usage: memplan COMMAND [options] ...\n"
+    "\n"
+    "memplan plans, checks and measures the static memory layout of tensor\n"
+    "programs (ExecuTorch's memory planning, reproduced and repaired).\n"
+    "\n"
+    "commands:\n"
+    "  plan      plan a graph file (.mpg) and write the plan (.mpp)\n"
+    "\n"
+    "'memplan COMMAND --help' documents each command.  memplan --version\n"
+    "prints the version.\n";
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(MAIN_HELP, stderr);
+        return MP_EFORMAT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(MAIN_HELP, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("memplan %s\n", MEMPLAN_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "plan") == 0) return mp_cmd_plan(argc - 1, argv + 1);
+    fprintf(stderr, "memplan: unknown command '%s' (see 'memplan --help')\n", cmd);
+    return MP_EFORMAT;
+}

@@ -1,0 +1,61 @@
+/* write.c - the .mpg writer: canonical text for a program, so that
+ * parse(write(p)) is the same program (the fuzz round-trip relies on it). */
+#include "util.h"
+
+static void put_list(mp_buf *b, const char *key, const mp_graphdef *g,
+                     const int32_t *v, uint32_t n) {
+    if (!n) return;
+    mp_buf_printf(b, " %s=", key);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i) mp_buf_put(b, ",", 1);
+        mp_buf_puts(b, g->tensors[v[i]].name);
+    }
+}
+
+static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
+    char dev[24];
+    mp_buf_printf(b, "tensor %s ", t->name);
+    mp_buf_u64(b, t->size);
+    if (t->device.type != MP_DEV_CPU || t->device.index != 0)
+        mp_buf_printf(b, " device=%s", mp_device_str(t->device, dev));
+    if (t->flags & MP_T_CONST) mp_buf_puts(b, " const");
+    if (t->flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
+    if (t->flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
+    if (t->mem_id) mp_buf_printf(b, " mem_id=%u", t->mem_id);
+    if (t->inplace_base >= 0)
+        mp_buf_printf(b, " inplace=%s", g->tensors[t->inplace_base].name);
+    if (t->view_base >= 0)
+        mp_buf_printf(b, " view=%s", g->tensors[t->view_base].name);
+    mp_buf_put(b, "\n", 1);
+}
+
+static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
+                     const mp_node *nd) {
+    static const char *const keys[8][2] = {
+        [MP_NODE_COND] = {"true", "false"}, [MP_NODE_WHILE] = {"cond", "body"},
+        [MP_NODE_MAP] = {"body", NULL},     [MP_NODE_SCAN] = {"body", NULL}};
+    mp_buf_printf(b, "node %s", mp_node_kind_name(nd->kind));
+    put_list(b, "in", g, nd->in, nd->n_in);
+    put_list(b, "out", g, nd->out, nd->n_out);
+    for (int s = 0; s < 2; s++)
+        if (nd->sub[s] >= 0 && nd->kind < 8 && keys[nd->kind][s])
+            mp_buf_printf(b, " %s=%s", keys[nd->kind][s],
+                          prog->graphs[nd->sub[s]].name);
+    if (nd->backend) mp_buf_printf(b, " backend=%s", nd->backend);
+    mp_buf_put(b, "\n", 1);
+}
+
+/* All tensors first, in declaration order, then the nodes: that keeps the
+ * declaration order (allocs are listed in it) and declare-before-use. */
+void mp_graph_write(const mp_program *prog, mp_buf *b) {
+    mp_buf_puts(b, "memplan-graph 1\n");
+    for (uint32_t gi = 0; gi < prog->n_graphs; gi++) {
+        const mp_graphdef *g = &prog->graphs[gi];
+        mp_buf_printf(b, "graph %s\n", g->name);
+        for (uint32_t t = 0; t < g->n_tensors; t++)
+            put_tensor(b, g, &g->tensors[t]);
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            put_node(b, prog, g, &g->nodes[i]);
+        mp_buf_puts(b, "end\n");
+    }
+}

@@ -1,0 +1,261 @@
+/* test_format.c - the .mpg format: every rule, accepted and refused. */
+#include "helpers.h"
+
+#define HDR "memplan-graph 1\n"
+
+typedef struct bad_case {
+    const char *text;
+    int line;
+    const char *fragment;
+} bad_case;
+
+static void expect_bad(const bad_case *c) {
+    mp_err err;
+    mp_program *p = mp_graph_parse(c->text, strlen(c->text), "bad.mpg", &err);
+    cr_assert(p == NULL, "accepted a bad graph:\n%s", c->text);
+    cr_assert_eq(err.code, MP_EFORMAT);
+    char want[64];
+    snprintf(want, sizeof want, "bad.mpg:%d: ", c->line);
+    cr_assert(strncmp(err.msg, want, strlen(want)) == 0,
+              "message '%s' does not start with '%s' for\n%s", err.msg, want,
+              c->text);
+    cr_assert(strstr(err.msg, c->fragment) != NULL,
+              "message '%s' lacks '%s' for\n%s", err.msg, c->fragment, c->text);
+}
+
+#define G1(body) HDR "graph g\n" body "end\n"
+#define SIMPLE "tensor x 4\nnode placeholder out=x\nnode output in=x\n"
+
+static const bad_case bad_cases[] = {
+    {"", 1, "empty file"},
+    {"# nothing\n\n", 2, "empty file"},
+    {"memplan-graph 2\n", 1, "unsupported graph format version"},
+    {"memplan-graph 1 extra\n", 1, "unsupported"},
+    {"graph g\nend\n", 1, "expected 'memplan-graph 1' header"},
+    {HDR, 1, "no graph"},
+    {HDR "graph g\n" SIMPLE, 5, "not closed"},
+    {HDR "graph g\ngraph h\n", 3, "graph opened inside graph 'g'"},
+    {HDR "tensor x 4\n", 2, "'tensor' outside a graph"},
+    {HDR "node output\n", 2, "'node' outside a graph"},
+    {HDR "end\n", 2, "'end' outside a graph"},
+    {HDR "bogus\n", 2, "unknown keyword 'bogus'"},
+    {HDR "graph\n", 2, "graph line needs exactly one name"},
+    {HDR "graph a b\n", 2, "graph line needs exactly one name"},
+    {HDR "graph a/b\n", 2, "invalid character in graph name 'a/b'"},
+    {G1(SIMPLE) "graph g\n" SIMPLE "end\n", 7, "graph 'g' is already defined at line 2"},
+    {G1("tensor x\n"), 3, "tensor line needs a name and a size"},
+    {G1("tensor x -1\n"), 3, "bad size '-1'"},
+    {G1("tensor x 4611686018427387904\n"), 3, "below 2^62"},
+    {G1("tensor x 99999999999999999999999\n"), 3, "bad size"},
+    {G1("tensor x 1e3\n"), 3, "bad size '1e3'"},
+    {G1("tensor x 4\ntensor x 8\n"), 4, "tensor 'x' is already declared at line 3"},
+    {G1("tensor x@ 4\n"), 3, "invalid character in tensor name"},
+    {G1("tensor x 4 device=gpu\n"), 3, "bad device 'gpu'"},
+    {G1("tensor x 4 device=cuda:\n"), 3, "bad device"},
+    {G1("tensor x 4 device=cuda:-1\n"), 3, "bad device"},
+    {G1("tensor x 4 device=cuda:99999999\n"), 3, "bad device"},
+    {G1("tensor x 4 device\n"), 3, "needs a value"},
+    {G1("tensor x 4 const=1\n"), 3, "takes no value"},
+    {G1("tensor x 4 const const\n"), 3, "given twice"},
+    {G1("tensor x 4 mem_id=0\n"), 3, "bad mem_id '0'"},
+    {G1("tensor x 4 mem_id=x\n"), 3, "bad mem_id"},
+    {G1("tensor x 4 mem_id=100000\n"), 3, "bad mem_id"},
+    {G1("tensor x 4 shiny\n"), 3, "unknown tensor attribute 'shiny'"},
+    {G1("tensor x 4 view=\n"), 3, "empty view base name"},
+    {G1("node\n"), 3, "node line needs a kind"},
+    {G1("node frob\n"), 3, "unknown node kind 'frob'"},
+    {G1("node call in=y\n"), 3, "in= names tensor 'y', which is not declared"},
+    {G1("tensor x 4\nnode call in=x,,x\n"), 4, "empty name in in= list"},
+    {G1("tensor x 4\nnode call in=x,\n"), 4, "empty name in in= list"},
+    {G1("tensor x 4\nnode call in=x in=x\n"), 4, "given twice"},
+    {G1("tensor x 4\nnode call inn=x\n"), 4, "unknown attribute 'inn' for a call node"},
+    {G1("tensor x 4\nnode call x\n"), 4, "needs key=value"},
+    {G1("tensor x 4\nnode placeholder\n"), 4, "placeholder needs exactly one out="},
+    {G1("tensor x 4\ntensor y 4\nnode placeholder out=x,y\n"), 5, "exactly one out="},
+    {G1("tensor x 4\nnode placeholder out=x in=x\n"), 4, "placeholder takes no in="},
+    {G1("tensor x 4\ntensor y 4\nnode call out=y\nnode placeholder out=x\n"), 6,
+     "placeholder after a non-placeholder"},
+    {G1("tensor x 4\ntensor y 4\nnode call out=x,x\n"), 5, "appears twice in out="},
+    {G1("tensor x 4\nnode call out=x\nnode call out=x\n"), 5,
+     "already in the out= of the node at line 4"},
+    {G1("tensor x 4\nnode placeholder out=x\nnode output in=x out=x\n"), 5,
+     "output node takes no out="},
+    {G1(SIMPLE "node call in=x\n"), 6, "node after the output node"},
+    {G1(SIMPLE "node output in=x\n"), 6, "node after the output node"},
+    {G1("tensor x 4\nnode placeholder out=x\n"), 5, "graph 'g' has no output node"},
+    {G1("tensor x 4\ntensor y 4\nnode placeholder out=x\nnode output in=x\n"), 4,
+     "tensor 'y' is not in the out= of any node"},
+    {G1("tensor x 4 mutable\ntensor y 4\nnode placeholder out=y\nnode call out=x\nnode output in=y\n"),
+     3, "mutable tensor 'x' is not defined by a placeholder"},
+    {G1("tensor x 4\ntensor v 4 view=q\nnode placeholder out=x\nnode output in=x\n"), 4,
+     "view base 'q' of tensor 'v' is not a tensor of graph 'g'"},
+    {G1("tensor x 4 inplace=q\nnode placeholder out=x\nnode output in=x\n"), 3,
+     "inplace base 'q'"},
+    {G1("tensor a 4 view=b\ntensor b 4 view=a\ntensor x 4\nnode placeholder out=x\nnode output in=x\n"),
+     3, "view cycle"},
+    {G1("tensor x 4\ntensor v 4 view=x\nnode placeholder out=v\n"), 5, "placeholder cannot define view"},
+    {G1("tensor x 4\nnode delegate out=x\n"), 4, "delegate node needs backend=NAME"},
+    {G1("tensor x 4\nnode call out=x backend=xnnpack\n"), 4, "backend= is only for delegate"},
+    {G1("tensor x 4\nnode cond out=x true=g\n"), 4, "cond node needs false=GRAPH"},
+    {G1("tensor x 4\nnode while out=x body=g\n"), 4, "while node needs cond=GRAPH"},
+    {G1("tensor x 4\nnode map out=x\n"), 4, "map node needs body=GRAPH"},
+    {G1("tensor x 4\nnode scan out=x\n"), 4, "scan node needs body=GRAPH"},
+    {G1("tensor x 4\nnode call out=x body=g\n"), 4, "unknown attribute 'body' for a call node"},
+    {G1("tensor x 4\nnode map out=x body=g true=g\n"), 4, "unknown attribute 'true'"},
+    {G1("tensor x 4\nnode placeholder out=x\nnode map in=x body=nope\nnode output in=x\n"), 5,
+     "graph 'nope' is not defined in this file"},
+    {HDR "graph g\ntensor x 4\nnode placeholder out=x\nnode map in=x body=h\nnode output in=x\nend\n"
+         "graph h\ntensor y 4\nnode placeholder out=y\nnode cond in=y true=g false=h\nnode output in=y\nend\n",
+     11, "reaches itself"},
+    {G1("tensor x 4\nnode placeholder out=x\nnode map in=x body=g\nnode output in=x\n"), 5,
+     "graph 'g' reaches itself"},
+    {G1("tensor x 4\0\n"), 3, "NUL byte"},
+    {G1("tensor a 1 b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7\n"), 3,
+     "too many fields"},
+};
+
+Test(format, refused_inputs_name_file_line_and_token) {
+    for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {
+        /* the NUL case is built by hand: strlen would stop at the NUL */
+        if (strstr(bad_cases[i].fragment, "NUL")) continue;
+        expect_bad(&bad_cases[i]);
+    }
+}
+
+Test(format, nul_byte_is_refused) {
+    static const char text[] = HDR "graph g\ntensor x 4\0\n";
+    mp_err err;
+    cr_assert_null(mp_graph_parse(text, sizeof text - 1, "bad.mpg", &err));
+    ASSERT_CONTAINS(err.msg, "bad.mpg:3: NUL byte");
+}
+
+Test(format, long_names_limit) {
+    char name[300];
+    memset(name, 'n', 256);
+    name[256] = 0;
+    char text[2048];
+    snprintf(text, sizeof text, HDR "graph %s\nend\n", name);
+    mp_err err;
+    cr_assert_null(mp_graph_parse(text, strlen(text), "bad.mpg", &err));
+    ASSERT_CONTAINS(err.msg, "longer than 255 bytes");
+    name[255] = 0;
+    snprintf(text, sizeof text, HDR "graph %s\ntensor %s 1\nnode placeholder out=%s\nnode output in=%s\nend\n",
+             name, name, name, name);
+    mp_program *p = must_parse(text);
+    cr_assert_eq(strlen(p->graphs[0].tensors[0].name), 255);
+    mp_program_free(p);
+}
+
+Test(format, accepts_every_feature) {
+    const char *text =
+        "# leading comment\n"
+        "   memplan-graph   1   # header with a comment\n"
+        "\n"
+        "graph main\t# the entry graph\n"
+        "tensor x 100 device=cpu\n"
+        "tensor w 64 const\n"
+        "tensor buf 32 mutable mem_id=2\n"
+        "tensor d 0 dynamic\n"
+        "tensor a 200 device=cuda\n"
+        "tensor b 200 device=cuda:1 inplace=later\n"
+        "tensor v1 10 view=a\n"
+        "tensor v2 10 view=v1\n"
+        "tensor later 300\n"
+        "tensor c.$-_9 5 device=cpu:3\n"
+        "node placeholder out=x\n"
+        "node placeholder out=w\n"
+        "node placeholder out=buf\n"
+        "node call in=x,w out=a,d\n"
+        "node delegate in=v2 out=later backend=XnnpackBackend\n"
+        "node cond in=later true=t false=f out=b\n"
+        "node while in=b cond=t body=f out=c.$-_9\n"
+        "node map in=c.$-_9 body=t\n"
+        "node scan in=c.$-_9 body=f\n"
+        "node call in=v1\n"
+        "node output in=v2,b,buf\n"
+        "end\n"
+        "graph t\ntensor p 4\nnode placeholder out=p\nnode output in=p\nend\n"
+        "graph f\r\ntensor p 4\r\nnode placeholder out=p\r\nnode output in=p\r\nend\r\n";
+    mp_program *p = must_parse(text);
+    cr_assert_eq(p->n_graphs, 3);
+    const mp_graphdef *g = &p->graphs[0];
+    cr_assert_str_eq(g->name, "main");
+    cr_assert_eq(g->n_tensors, 10);
+    cr_assert_eq(g->n_nodes, 11);
+    cr_assert_eq(g->tensors[1].flags, MP_T_CONST);
+    cr_assert_eq(g->tensors[2].flags, MP_T_MUTABLE);
+    cr_assert_eq(g->tensors[2].mem_id, 2);
+    cr_assert_eq(g->tensors[3].flags, MP_T_DYNAMIC);
+    cr_assert_eq(g->tensors[4].device.type, MP_DEV_CUDA);
+    cr_assert_eq(g->tensors[4].device.index, 0);
+    cr_assert_eq(g->tensors[5].device.index, 1);
+    cr_assert_eq(g->tensors[5].inplace_base, 8, "forward in-place reference");
+    cr_assert_eq(g->tensors[6].view_base, 4);
+    cr_assert_eq(g->tensors[7].view_base, 6);
+    cr_assert_eq(g->tensors[7].root, 4, "view of a view resolves to the root");
+    cr_assert_eq(g->tensors[9].device.type, MP_DEV_CPU);
+    cr_assert_eq(g->tensors[9].device.index, 3);
+    cr_assert_eq(g->nodes[4].kind, MP_NODE_DELEGATE);
+    cr_assert_str_eq(g->nodes[4].backend, "XnnpackBackend");
+    cr_assert_eq(g->nodes[5].sub[0], 1);
+    cr_assert_eq(g->nodes[5].sub[1], 2);
+    cr_assert_eq(g->nodes[6].sub[0], 1, "while cond=");
+    cr_assert_eq(g->nodes[6].sub[1], 2, "while body=");
+    cr_assert_eq(g->nodes[7].sub[0], 1);
+    cr_assert_eq(g->nodes[7].sub[1], -1);
+    cr_assert_eq(g->tensors[8].def_node, 4);
+    cr_assert(mp_graph_has_xnnpack(g));
+    cr_assert(!mp_graph_has_xnnpack(&p->graphs[1]));
+    mp_program_free(p);
+}
+
+Test(format, views_may_appear_in_several_outs_and_graphs_share_names) {
+    const char *text = HDR
+        "graph g\ntensor x 4\ntensor v 4 view=x\nnode placeholder out=x\n"
+        "node call in=x out=v\nnode call out=v\nnode output in=v\nend\n"
+        "graph h\ntensor x 4\nnode placeholder out=x\nnode output in=x\nend\n";
+    mp_program *p = must_parse(text);
+    cr_assert_eq(p->n_graphs, 2);
+    mp_program_free(p);
+}
+
+Test(format, write_then_parse_is_the_same_program) {
+    const char *text = HDR
+        "graph main\ntensor x 100\ntensor b 7 inplace=a device=cuda:2\ntensor a 9 mem_id=3\n"
+        "tensor v 1 view=a\ntensor k 3 const dynamic\n"
+        "node placeholder out=x\nnode placeholder out=k\nnode call in=x out=a\n"
+        "node cond in=a,v true=s false=s out=b\nnode delegate in=b backend=qnn\nnode output in=b,v\nend\n"
+        "graph s\ntensor p 4 mutable\nnode placeholder out=p\nnode output in=p\nend\n";
+    mp_program *p = must_parse(text);
+    mp_buf b1, b2;
+    mp_buf_init(&b1);
+    mp_buf_init(&b2);
+    mp_graph_write(p, &b1);
+    mp_program *q = must_parse(b1.data);
+    mp_graph_write(q, &b2);
+    cr_assert_str_eq(b1.data, b2.data);
+    cr_assert_eq(q->graphs[0].tensors[1].inplace_base, 2);
+    cr_assert_eq(q->graphs[0].tensors[1].device.index, 2);
+    mp_buf_free(&b1);
+    mp_buf_free(&b2);
+    mp_program_free(p);
+    mp_program_free(q);
+}
+
+Test(format, a_million_tensors_parse) {
+    /* linear parsing: one million tensors in a chain */
+    const size_t n = 1000000;
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, HDR "graph big\n");
+    for (size_t i = 0; i < n; i++) mp_buf_printf(&b, "tensor t%zu %zu\n", i, i % 4096);
+    mp_buf_puts(&b, "node placeholder out=t0\n");
+    for (size_t i = 1; i < n; i++) mp_buf_printf(&b, "node call in=t%zu out=t%zu\n", i - 1, i);
+    mp_buf_printf(&b, "node output in=t%zu\nend\n", n - 1);
+    mp_err err;
+    mp_program *p = mp_graph_parse(b.data, b.len, "big.mpg", &err);
+    cr_assert(p != NULL, "%s", err.msg);
+    cr_assert_eq(p->graphs[0].n_tensors, n);
+    mp_program_free(p);
+    mp_buf_free(&b);
+}
