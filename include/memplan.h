@@ -229,6 +229,58 @@ mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts,
 mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *opts,
                      mp_err *err);
 
+
+/* --------------------------------------------------------------- verifier */
+
+/* The rules a plan must hold (issue 3); the numbers are stable. */
+enum mp_rule {
+    MP_RULE_COMPLETENESS = 1,
+    MP_RULE_SIZE = 2, /* sizes and alignment */
+    MP_RULE_BOUNDS = 3,
+    MP_RULE_OVERLAP = 4,
+    MP_RULE_CONTROL_FLOW = 5,
+    MP_RULE_DEVICE = 6,
+    MP_RULE_FREE = 7,
+    MP_RULE_CONSISTENCY = 8
+};
+#define MP_N_RULES 9 /* indices 1..8 */
+
+typedef struct mp_violation {
+    const char *graph; /* graph name ("" for the file as a whole) */
+    uint32_t rule;     /* enum mp_rule */
+    const char *kind;  /* "overlap", "alignment", "size", ... */
+    char *msg;         /* the whole line, without the graph prefix */
+    const char *tensors[2];
+    int64_t buffer;    /* -1 when none */
+    uint64_t ranges[2][2]; /* byte ranges [lo, hi) of tensors[0..1] */
+    uint32_t n_ranges;
+    int64_t nodes[2];  /* node range, -1 when none */
+} mp_violation;
+
+typedef struct mp_verify_report {
+    uint64_t n_violations;          /* all of them */
+    uint64_t per_rule[MP_N_RULES];
+    mp_violation *v;                /* the first MP_VERIFY_DETAIL of them */
+    uint32_t n_v;
+    /* quality of the entry graph's buffers */
+    uint64_t total_bytes, lower_bound;
+    double ratio;                   /* total / lower bound (1 when both 0) */
+    uint64_t *buf_bytes, *buf_lower;
+    uint32_t n_buffers;
+    struct mp_arena *arena;
+} mp_verify_report;
+
+#define MP_VERIFY_DETAIL 1000
+
+const char *mp_rule_name(uint32_t rule);
+/* Check `plan` against `prog`.  Returns MP_OK (valid), MP_EINVALID, or an
+ * error code when the check itself could not run. */
+int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
+              mp_err *err);
+void mp_verify_report_free(mp_verify_report *r);
+void mp_verify_write_text(const mp_verify_report *r, struct mp_buf *out);
+void mp_verify_write_json(const mp_verify_report *r, struct mp_buf *out);
+
 /* ------------------------------------------------------------ byte buffer */
 
 typedef struct mp_buf {

@@ -5,6 +5,8 @@
 
 #include "util.h"
 
+#include <stdio.h>
+
 /* Argument reader: walks argv; options may be "--key value" or
  * "--key=value"; "--" ends options. */
 typedef struct mp_args {
@@ -34,5 +36,9 @@ int mp_usage_error(const char *cmd, const char *fmt, ...)
 int mp_cli_fail(const char *cmd, const mp_err *err);
 
 int mp_cmd_plan(int argc, char **argv);
+int mp_cmd_verify(int argc, char **argv);
+/* Verify and print the report (text or JSON); returns 0, 1 or 2. */
+int mp_verify_and_print(const mp_program *prog, const mp_plan *plan, bool json,
+                        FILE *out);
 
 #endif

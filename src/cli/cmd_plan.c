@@ -22,14 +22,18 @@ static const char PLAN_HELP[] =
     "                        enable_non_cpu_memory_planning)\n"
     "  -o, --output OUT      write the plan to OUT (atomically; nothing is\n"
     "                        written when planning fails)\n"
+    "  --verify              verify the plan before writing it; a violation is\n"
+    "                        printed to stderr, nothing is written, exit 1\n"
     "  -h, --help            this text\n"
     "\n"
-    "exit status: 0 planned; 2 bad usage, unreadable file or a graph file that\n"
-    "breaks the format; 3 a graph that cannot be planned.\n";
+    "exit status: 0 planned; 1 the plan failed --verify; 2 bad usage,\n"
+    "unreadable file or a graph file that breaks the format; 3 a graph that\n"
+    "cannot be planned.\n";
 
 typedef struct plan_args {
     mp_options opts;
     const char *graph, *out;
+    bool verify;
 } plan_args;
 
 static int parse_plan_args(int argc, char **argv, plan_args *pa) {
@@ -38,6 +42,7 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     mp_options_default(&pa->opts);
     pa->graph = NULL;
     pa->out = "-";
+    pa->verify = false;
     const char *arg;
     bool opt;
     uint64_t v;
@@ -58,6 +63,9 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
         } else if (mp_args_is(&a, arg, "--alignment")) {
             if (!mp_args_u64(&a, "--alignment", 1, MP_MAX_ALIGNMENT, &v)) return MP_EFORMAT;
             pa->opts.alignment = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--verify")) {
+            if (!mp_args_flag_ok(&a, "--verify")) return MP_EFORMAT;
+            pa->verify = true;
         } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
             if (!(pa->out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
         } else {
@@ -89,6 +97,21 @@ int mp_cmd_plan(int argc, char **argv) {
     if (!plan) {
         mp_program_free(prog);
         return mp_cli_fail("memplan plan", &err);
+    }
+    if (pa.verify) {
+        /* verify what a reader would see: the plan as written, parsed back */
+        mp_buf t;
+        mp_buf_init(&t);
+        mp_plan_write(plan, &t);
+        mp_plan *back = mp_plan_parse(t.data, t.len, "<plan>", prog, &err);
+        mp_buf_free(&t);
+        int vrc = back ? mp_verify_and_print(prog, back, false, stderr) : mp_cli_fail("memplan plan", &err);
+        mp_plan_free(back);
+        if (vrc != MP_OK) {
+            mp_plan_free(plan);
+            mp_program_free(prog);
+            return vrc;
+        }
     }
     mp_buf b;
     mp_buf_init(&b);

@@ -11,6 +11,7 @@ static const char MAIN_HELP[] =
     "\n"
     "commands:\n"
     "  plan      plan a graph file (.mpg) and write the plan (.mpp)\n"
+    "  verify    check a plan against its graph, whoever made it\n"
     "\n"
     "'memplan COMMAND --help' documents each command.  memplan --version\n"
     "prints the version.\n";
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(cmd, "plan") == 0) return mp_cmd_plan(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify") == 0) return mp_cmd_verify(argc - 1, argv + 1);
     fprintf(stderr, "memplan: unknown command '%s' (see 'memplan --help')\n", cmd);
     return MP_EFORMAT;
 }

@@ -1,0 +1,189 @@
+/* quality.c - how good a plan is: the bytes it asks for against a lower
+ * bound no valid plan can beat.
+ *
+ * For each graph and buffer, the bound is the largest, over nodes, of the
+ * bytes live at that node plus the largest bound of the sub-graphs that node
+ * runs.  Members of one in-place family share storage, so at each node a
+ * family counts with its largest live member only.  Sub-graphs are done
+ * before their parents.  Each buffer is an event sweep over the nodes where
+ * something starts or ends: O(n log n). */
+#include "verify.h"
+
+#include <math.h>
+
+typedef struct ev {
+    int32_t t;
+    int64_t delta;
+} ev;
+
+typedef struct evs {
+    ev *v;
+    size_t n, cap;
+} evs;
+
+static void push(evs *e, int32_t t, int64_t d) {
+    ev x = {t, d};
+    MP_VEC_PUSH(e->v, e->n, e->cap, x);
+}
+
+static int cmp_ev(const void *a, const void *b) {
+    const ev *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* An allocation as the bound sees it. */
+typedef struct member {
+    uint64_t buffer;
+    int32_t family, start, end;
+    uint64_t size;
+} member;
+
+static int cmp_member(const void *a, const void *b) {
+    const member *x = a, *y = b;
+    if (x->buffer != y->buffer) return x->buffer < y->buffer ? -1 : 1;
+    if (x->family != y->family) return x->family < y->family ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Events of one family in one buffer: the step function "largest live
+ * member", as deltas between its breakpoints.  O(m^2) for m members:
+ * in-place families are short chains. */
+static void family_events(const member *m, size_t k, evs *e) {
+    if (k == 1) {
+        push(e, m[0].start, (int64_t)m[0].size);
+        push(e, m[0].end + 1, -(int64_t)m[0].size);
+        return;
+    }
+    int32_t *cut = mp_xmalloc((2 * k + 1) * sizeof *cut);
+    size_t nc = 0;
+    for (size_t i = 0; i < k; i++) {
+        cut[nc++] = m[i].start;
+        cut[nc++] = m[i].end + 1;
+    }
+    for (size_t i = 1; i < nc; i++)
+        for (size_t j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
+            int32_t t = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = t;
+        }
+    uint64_t prev = 0;
+    for (size_t i = 0; i < nc; i++) {
+        if (i + 1 < nc && cut[i + 1] == cut[i]) continue;
+        uint64_t best = 0;
+        for (size_t j = 0; j < k; j++)
+            if (m[j].start <= cut[i] && m[j].end >= cut[i] && m[j].size > best) best = m[j].size;
+        if (best != prev) push(e, cut[i], (int64_t)best - (int64_t)prev);
+        prev = best;
+    }
+    free(cut);
+}
+
+typedef struct lb {
+    uint64_t *v;
+    uint32_t n;
+} lb;
+
+/* Largest over nodes of live bytes (events) plus extra[node]. */
+static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf) {
+    qsort(e->v, e->n, sizeof *e->v, cmp_ev);
+    int64_t live = 0;
+    uint64_t best = 0;
+    size_t i = 0, q = 0;
+    while (i < e->n || q < ncf) {
+        int32_t t = i < e->n ? e->v[i].t : INT32_MAX;
+        if (q < ncf && cf[q] < t) t = cf[q];
+        /* saturating: only an absurd invalid plan comes near 2^63 */
+        while (i < e->n && e->v[i].t == t)
+            if (__builtin_add_overflow(live, e->v[i++].delta, &live)) live = INT64_MAX;
+        uint64_t here = live > 0 ? (uint64_t)live : 0, sum;
+        while (q < ncf && cf[q] == t) {
+            if (!mp_add_u64(here, extra[q], &sum)) sum = UINT64_MAX;
+            if (sum > best) best = sum;
+            q++;
+        }
+        if (here > best) best = here;
+    }
+    return best;
+}
+
+static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    const vgraph *vg = &c->vg[gi];
+    const mp_graph_plan *gp = c->block_of[gi] >= 0 ? &c->plan->graphs[c->block_of[gi]] : NULL;
+    uint32_t nb = gp ? gp->n_buffers : 0;
+    int32_t *cf = mp_xmalloc((g->n_nodes + 1) * sizeof *cf);
+    size_t ncf = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        bool any = false;
+        for (int k = 0; k < 2; k++) {
+            int32_t s = g->nodes[i].sub[k];
+            if (s < 0) continue;
+            any = true;
+            if (sub[s].n > nb) nb = sub[s].n;
+        }
+        if (any) cf[ncf++] = (int32_t)i;
+    }
+    out->n = nb;
+    out->v = mp_xcalloc(nb + 1, sizeof *out->v);
+    size_t na = gp ? gp->n_allocs : 0, nm = 0;
+    member *m = mp_xmalloc((na + 1) * sizeof *m);
+    for (size_t a = 0; a < na; a++) {
+        const mp_alloc *x = &gp->allocs[a];
+        if (!c->usable[gi][a] || vg->first[x->tensor] < 0 || !x->size) continue;
+        m[nm++] = (member){x->mem_id, vg->family[x->tensor], vg->first[x->tensor],
+                           vg->last[x->tensor], x->size > MP_MAX_BYTES ? MP_MAX_BYTES : x->size};
+    }
+    qsort(m, nm, sizeof *m, cmp_member);
+    uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);
+    evs e = {0};
+    size_t i = 0;
+    for (uint32_t b = 1; b < nb; b++) {
+        e.n = 0;
+        while (i < nm && m[i].buffer < b) i++;
+        while (i < nm && m[i].buffer == b) {
+            size_t j = i;
+            while (j < nm && m[j].buffer == b && m[j].family == m[i].family) j++;
+            family_events(m + i, j - i, &e);
+            i = j;
+        }
+        for (size_t q = 0; q < ncf; q++) {
+            extra[q] = 0;
+            for (int k = 0; k < 2; k++) {
+                int32_t s = g->nodes[cf[q]].sub[k];
+                if (s >= 0 && b < sub[s].n && sub[s].v[b] > extra[q]) extra[q] = sub[s].v[b];
+            }
+        }
+        out->v[b] = sweep(&e, cf, extra, ncf);
+    }
+    free(e.v);
+    free(extra);
+    free(m);
+    free(cf);
+}
+
+void v_quality(vctx *c) {
+    uint32_t n;
+    int32_t *order = v_postorder_of(c, &n);
+    lb *bounds = mp_xcalloc(c->prog->n_graphs + 1, sizeof *bounds);
+    for (uint32_t k = 0; k < n; k++) graph_bound(c, order[k], &bounds[order[k]], bounds);
+    mp_verify_report *r = c->r;
+    if (c->entry) {
+        uint32_t nb = c->entry->n_buffers;
+        if (bounds[0].n > nb) nb = bounds[0].n;
+        r->n_buffers = nb;
+        r->buf_bytes = mp_xcalloc(nb + 1, sizeof *r->buf_bytes);
+        r->buf_lower = mp_xcalloc(nb + 1, sizeof *r->buf_lower);
+        for (uint32_t b = 0; b < nb; b++) {
+            r->buf_bytes[b] = b < c->entry->n_buffers ? c->entry->buffers[b] : 0;
+            r->buf_lower[b] = b < bounds[0].n ? bounds[0].v[b] : 0;
+            if (!mp_add_u64(r->total_bytes, r->buf_bytes[b], &r->total_bytes))
+                r->total_bytes = UINT64_MAX;
+            r->lower_bound += r->buf_lower[b];
+        }
+    }
+    r->ratio = r->lower_bound ? (double)r->total_bytes / (double)r->lower_bound
+                              : (r->total_bytes ? INFINITY : 1.0);
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) free(bounds[gi].v);
+    free(bounds);
+    free(order);
+}

@@ -1,0 +1,105 @@
+/* report.c - the verifier's report as text lines or as JSON. */
+#include "verify.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void put_ratio(mp_buf *b, double ratio) {
+    if (isinf(ratio)) mp_buf_puts(b, "inf");
+    else mp_buf_printf(b, "%.4f", ratio);
+}
+
+void mp_verify_write_text(const mp_verify_report *r, mp_buf *b) {
+    for (uint32_t i = 0; i < r->n_v; i++) {
+        const mp_violation *v = &r->v[i];
+        if (v->graph[0]) mp_buf_printf(b, "%s: %s\n", v->graph, v->msg);
+        else mp_buf_printf(b, "%s\n", v->msg);
+    }
+    if (r->n_violations > r->n_v)
+        mp_buf_printf(b, "... and %llu more violations\n",
+                      (unsigned long long)(r->n_violations - r->n_v));
+    if (r->n_violations) {
+        mp_buf_printf(b, "INVALID: %llu violation%s (", (unsigned long long)r->n_violations,
+                      r->n_violations == 1 ? "" : "s");
+        bool first = true;
+        for (uint32_t k = 1; k < MP_N_RULES; k++) {
+            if (!r->per_rule[k]) continue;
+            mp_buf_printf(b, "%s%s %llu", first ? "" : ", ", mp_rule_name(k),
+                          (unsigned long long)r->per_rule[k]);
+            first = false;
+        }
+        mp_buf_puts(b, "); ");
+    } else {
+        mp_buf_puts(b, "valid; ");
+    }
+    mp_buf_printf(b, "total %llu bytes, lower bound %llu bytes, ratio ",
+                  (unsigned long long)r->total_bytes, (unsigned long long)r->lower_bound);
+    put_ratio(b, r->ratio);
+    mp_buf_puts(b, "\n");
+}
+
+static void json_str(mp_buf *b, const char *s) {
+    mp_buf_put(b, "\"", 1);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') mp_buf_printf(b, "\\%c", ch);
+        else if (ch < 0x20) mp_buf_printf(b, "\\u%04x", ch);
+        else mp_buf_put(b, (const char *)&ch, 1);
+    }
+    mp_buf_put(b, "\"", 1);
+}
+
+static void json_violation(mp_buf *b, const mp_violation *v) {
+    mp_buf_puts(b, "{\"graph\":");
+    json_str(b, v->graph);
+    mp_buf_printf(b, ",\"rule\":%u,\"rule_name\":", v->rule);
+    json_str(b, mp_rule_name(v->rule));
+    mp_buf_puts(b, ",\"kind\":");
+    json_str(b, v->kind);
+    mp_buf_puts(b, ",\"message\":");
+    json_str(b, v->msg);
+    mp_buf_puts(b, ",\"tensors\":[");
+    for (int k = 0; k < 2 && v->tensors[k]; k++) {
+        if (k) mp_buf_put(b, ",", 1);
+        json_str(b, v->tensors[k]);
+    }
+    mp_buf_puts(b, "],\"buffer\":");
+    if (v->buffer >= 0) mp_buf_printf(b, "%lld", (long long)v->buffer);
+    else mp_buf_puts(b, "null");
+    mp_buf_puts(b, ",\"ranges\":[");
+    for (uint32_t k = 0; k < v->n_ranges; k++)
+        mp_buf_printf(b, "%s[%llu,%llu]", k ? "," : "", (unsigned long long)v->ranges[k][0],
+                      (unsigned long long)v->ranges[k][1]);
+    mp_buf_puts(b, "],\"nodes\":");
+    if (v->nodes[0] >= 0 && v->nodes[1] >= 0)
+        mp_buf_printf(b, "[%lld,%lld]", (long long)v->nodes[0], (long long)v->nodes[1]);
+    else if (v->nodes[0] >= 0)
+        mp_buf_printf(b, "[%lld]", (long long)v->nodes[0]);
+    else
+        mp_buf_puts(b, "null");
+    mp_buf_puts(b, "}");
+}
+
+void mp_verify_write_json(const mp_verify_report *r, mp_buf *b) {
+    mp_buf_printf(b, "{\"valid\":%s,\"violation_count\":%llu,\"counts\":{",
+                  r->n_violations ? "false" : "true", (unsigned long long)r->n_violations);
+    for (uint32_t k = 1; k < MP_N_RULES; k++)
+        mp_buf_printf(b, "%s\"%s\":%llu", k > 1 ? "," : "", mp_rule_name(k),
+                      (unsigned long long)r->per_rule[k]);
+    mp_buf_puts(b, "},\"violations\":[");
+    for (uint32_t i = 0; i < r->n_v; i++) {
+        if (i) mp_buf_put(b, ",", 1);
+        json_violation(b, &r->v[i]);
+    }
+    mp_buf_printf(b, "],\"truncated\":%llu,\"quality\":{\"total_bytes\":%llu,"
+                     "\"lower_bound\":%llu,\"ratio\":",
+                  (unsigned long long)(r->n_violations - r->n_v),
+                  (unsigned long long)r->total_bytes, (unsigned long long)r->lower_bound);
+    if (isinf(r->ratio)) mp_buf_puts(b, "null");
+    else mp_buf_printf(b, "%.6f", r->ratio);
+    mp_buf_puts(b, ",\"buffers\":[");
+    for (uint32_t i = 0; i < r->n_buffers; i++)
+        mp_buf_printf(b, "%s{\"index\":%u,\"bytes\":%llu,\"lower_bound\":%llu}", i ? "," : "", i,
+                      (unsigned long long)r->buf_bytes[i], (unsigned long long)r->buf_lower[i]);
+    mp_buf_puts(b, "]}}\n");
+}

@@ -1,0 +1,72 @@
+/* verify.h - internals of the verifier.
+ *
+ * The verifier shares nothing with the planners beyond the graph model and
+ * the parsers: it derives lifetimes, inputs, outputs and in-place families
+ * itself (live.c), so a planner bug cannot hide in shared code. */
+#ifndef MP_VERIFY_H
+#define MP_VERIFY_H
+
+#include "util.h"
+
+/* What the verifier knows of one graph, from the graph alone. */
+typedef struct vgraph {
+    int32_t *first, *last;  /* inclusive node range a root is named in */
+    uint8_t *placeholder;   /* defined by a placeholder */
+    uint8_t *returned;      /* named by the output node */
+    int32_t *family;        /* in-place family id (union-find root) */
+    bool map_body;          /* body of a map/scan node somewhere */
+} vgraph;
+
+void v_graph_facts(const mp_graphdef *g, vgraph *vg);
+void v_graph_free(vgraph *vg);
+
+/* Live byte intervals of one buffer, with "which intervals overlap
+ * [lo, hi)?" queries: a treap ordered by lo, augmented with the largest hi
+ * in each subtree.  O(log n) expected per operation plus the answers. */
+typedef struct v_itree v_itree;
+v_itree *v_itree_new(void);
+void v_itree_free(v_itree *t);
+void v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id);
+void v_itree_remove(v_itree *t, uint64_t lo, uint32_t id);
+/* Up to `max` ids of stored intervals overlapping [lo, hi); returns count. */
+uint32_t v_itree_query(const v_itree *t, uint64_t lo, uint64_t hi, uint32_t *ids,
+                       uint32_t max);
+
+typedef struct vctx {
+    const mp_program *prog;
+    const mp_plan *plan;
+    mp_verify_report *r;
+    mp_arena *A;
+    bool *reach;
+    vgraph *vg;            /* per graph (reachable ones filled) */
+    int32_t *block_of;     /* graph -> plan block, -1 */
+    const mp_graph_plan *entry;
+    uint32_t alignment;    /* 0 when the options line has none usable */
+    bool flags[4];         /* alloc_inputs, alloc_outputs, alloc_mutable, per_device */
+    /* per graph: alloc index per tensor after dropping duplicates, -1 */
+    int32_t **alloc_of;
+    /* per graph: alloc usable for geometry (known tensor, buffer exists) */
+    uint8_t **usable;
+} vctx;
+
+/* One violation: rule, kind, optional details, printf message. */
+typedef struct vdetail {
+    const char *t0, *t1;
+    int64_t buffer;
+    uint64_t r0[2], r1[2];
+    uint32_t n_ranges;
+    int64_t n0, n1;
+} vdetail;
+
+void v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
+                 const vdetail *d, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Reachable graphs, children before parents. */
+int32_t *v_postorder_of(const vctx *c, uint32_t *n);
+
+void v_rules_structure(vctx *c);  /* rules 1, 2, 3, 6, 7, 8 */
+void v_rules_overlap(vctx *c);    /* rules 4 and 5 */
+void v_quality(vctx *c);          /* total, lower bound, ratio */
+
+#endif
