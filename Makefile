@@ -27,8 +27,21 @@ B := build
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
 
-.PHONY: all test clean install check-sanitized unit cli-tests
+.PHONY: all test clean install FORCE
 all: $(B)/libmemplan.a $(B)/memplan
+
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+# the revision file changes only when the revision does
+$(B)/git-rev: FORCE
+	@mkdir -p $(B)
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
+
+$(B)/obj/src/util/version.o: src/util/version.c $(HDRS) $(B)/git-rev
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DMP_GIT_REV='"$(GIT_REV)"' -c $< -o $@
+
+FORCE:
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)

@@ -11,8 +11,8 @@
  *   err->code to one of the MP_E* codes, which are also the CLI exit codes.
  * - Objects are owned by the caller and freed with their *_free function.
  * - All sizes and offsets are bytes in uint64_t.  Planners refuse (MP_EPLAN)
- *   rather than let a buffer grow past MP_MAX_BYTES, so offset + size never
- *   overflows anywhere in the library.
+ *   a plan whose buffer would not fit in 64 bits (ExecuTorch's emitter
+ *   raises there too); every sum of offsets and sizes is overflow-checked.
  */
 #ifndef MEMPLAN_H
 #define MEMPLAN_H
@@ -49,7 +49,7 @@ void mp_err_clear(mp_err *err);
 
 #define MP_MAX_NAME 255                 /* bytes in a name */
 #define MP_MAX_SIZE (UINT64_C(1) << 62) /* a tensor's SIZE is below this */
-#define MP_MAX_BYTES (UINT64_C(1) << 63) /* no buffer may exceed this */
+#define MP_MAX_BYTES UINT64_MAX /* no buffer may exceed this */
 #define MP_MAX_MEM_ID 1024              /* largest pre-assigned pool */
 #define MP_MAX_DEVICE_INDEX 65535
 #define MP_MAX_ALIGNMENT (UINT32_C(1) << 30)
@@ -280,6 +280,124 @@ int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
 void mp_verify_report_free(mp_verify_report *r);
 void mp_verify_write_text(const mp_verify_report *r, struct mp_buf *out);
 void mp_verify_write_json(const mp_verify_report *r, struct mp_buf *out);
+
+
+/* -------------------------------------------------------------- generator */
+
+enum mp_profile {
+    MP_PROFILE_MIXED,       /* every feature of the format */
+    MP_PROFILE_CHAIN,       /* long chains with skip connections */
+    MP_PROFILE_WIDE,        /* wide branches */
+    MP_PROFILE_ENCDEC,      /* encoder-decoder with long skips */
+    MP_PROFILE_TRANSFORMER, /* attention blocks, weights, KV cache */
+    MP_N_PROFILES
+};
+
+typedef struct mp_gen_options {
+    uint64_t seed, tensors;
+    uint32_t depth, profile, n_devices;
+    mp_device devices[16]; /* devices[0] is the main device */
+} mp_gen_options;
+
+void mp_gen_options_default(mp_gen_options *o);
+/* Write a valid random .mpg program: same options, same bytes. */
+void mp_gen(const mp_gen_options *o, struct mp_buf *out);
+int mp_gen_profile_parse(const char *name);
+const char *mp_gen_profile_name(uint32_t profile);
+
+
+/* ---------------------------------------------------------- metrics store */
+
+typedef struct mp_db mp_db;
+
+typedef struct mp_run_info {
+    const char *kind;    /* "harness", "bench", "fuzz" */
+    const char *options; /* the command line, as JSON or text */
+    char started[32];    /* ISO 8601 UTC; empty: now */
+    uint64_t seed, count;
+} mp_run_info;
+
+typedef struct mp_result_row {
+    const char *graph, *algo, *options, *profile;
+    uint64_t tensors, nodes, lower_bound, total_bytes;
+    const char *buffers; /* entry buffer sizes, space separated */
+    double ratio, plan_ms;
+    uint64_t peak_kb, violations;
+    const char *verify; /* "valid", "invalid", "refused", "crash" */
+} mp_result_row;
+
+typedef struct mp_campaign_row {
+    const char *target, *engine;
+    double seconds;
+    uint64_t executions, corpus_size, coverage, crashes;
+} mp_campaign_row;
+
+/* Open or create a database, migrating an older schema.  MP_EFORMAT when it
+ * is not a memplan database or is newer than this memplan. */
+mp_db *mp_db_open(const char *path, mp_err *err);
+mp_db *mp_db_open_existing(const char *path, mp_err *err);
+void mp_db_close(mp_db *db);
+int mp_db_schema_version(void);
+/* Record a run with its rows in one transaction: all of it or nothing. */
+int mp_db_record(mp_db *db, const mp_run_info *run, const mp_result_row *rows, size_t n,
+                 const mp_campaign_row *campaigns, size_t n_campaigns, int64_t *run_id,
+                 mp_err *err);
+struct sqlite3 *mp_db_handle(mp_db *db);
+void mp_db_now(char *buf, size_t n);
+const char *mp_git_revision(void);
+
+
+/* ---------------------------------------------------------------- harness */
+
+typedef struct mp_algo_outcome {
+    int code;        /* 0 planned, else the planner's error code */
+    char verify[12]; /* "valid", "invalid", "refused" */
+    uint64_t total_bytes, lower_bound, violations;
+    double ratio, plan_ms;
+    char buffers[512]; /* entry buffers, space separated */
+} mp_algo_outcome;
+
+typedef struct mp_check_result {
+    bool failed;
+    char kind[32];  /* "invalid", "nondeterministic", "opt-worse", ... */
+    char algo[16];
+    char message[1024];
+    uint64_t tensors, nodes;
+    uint32_t n_algos, algos[3];
+    mp_algo_outcome out[3];
+} mp_check_result;
+
+/* Every differential check on one graph with one set of options. */
+void mp_check_graph(const mp_program *prog, const mp_options *opts, const uint32_t *algos,
+                    uint32_t n_algos, mp_check_result *r);
+uint64_t mp_peak_rss_kb(void);
+/* The options as command-line flags ("--alignment 8 --per-device ..."). */
+void mp_options_to_args(const mp_options *o, char *buf, size_t n);
+
+typedef struct mp_harness_options {
+    uint64_t seed, count;
+    uint32_t algos[3], n_algos;
+    const char *db;           /* NULL: record nothing */
+    const char *failures_dir; /* where reproducers go */
+    uint32_t jobs;
+    bool progress;            /* a status line on stderr */
+    bool shrink;
+} mp_harness_options;
+
+typedef struct mp_harness_summary {
+    uint64_t graphs, plans, failures;
+    int64_t run_id;
+    double seconds;
+} mp_harness_summary;
+
+/* Case i of a harness seed: the generator's and the planner's options. */
+void mp_harness_case(uint64_t seed, uint64_t i, mp_gen_options *g, mp_options *o);
+int mp_harness_run(const mp_harness_options *h, mp_harness_summary *s, mp_err *err);
+
+/* Shrink a failing text: drop lines, tokens and list items while
+ * `still_fails` holds.  Returns a new string (caller frees). */
+typedef bool (*mp_shrink_pred)(const char *text, size_t len, void *ctx);
+char *mp_shrink(const char *text, mp_shrink_pred still_fails, void *ctx, uint32_t max_tries);
 
 /* ------------------------------------------------------------ byte buffer */
 

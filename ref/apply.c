@@ -191,6 +191,13 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
         ref_result_free(&res);
     }
     if (rc == MP_OK && out->n < 2) out_append(out, devs, 0, CPU0);
+    /* ExecuTorch records buffer devices (non_const_buffer_device) only when
+     * some buffer is on a non-CPU device type, so cpu:N buffers read as
+     * cpu:0 when every buffer is a CPU one (repair D11 keeps cpu:N). */
+    bool non_cpu_type = false;
+    for (uint32_t i = 0; rc == MP_OK && i < out->n; i++) non_cpu_type |= (*devs)[i].type != MP_DEV_CPU;
+    if (R->o->et_exact && !non_cpu_type)
+        for (uint32_t i = 0; rc == MP_OK && i < out->n; i++) (*devs)[i] = CPU0;
     free(part);
     free(keys);
     return rc;

@@ -208,18 +208,18 @@ static int totals(gctx *c, ref_result *r) {
             if (!p->et) r->bufs[pl] = reserved; /* repair D1, D3 */
             continue;
         }
-        if (!p->et) /* repair D4: objects start aligned after the reservation */
-            reserved = mp_ref_align_exact(reserved, p->alignment);
+        bool fits = true;
+        if (!p->et && reserved % p->alignment) /* repair D4: objects start aligned */
+            fits = mp_add_u64(reserved, p->alignment - reserved % p->alignment, &reserved);
         uint64_t at = reserved;
-        for (uint32_t k = 0; k < c->pool_n[pl]; k++) {
+        for (uint32_t k = 0; k < c->pool_n[pl] && fits; k++) {
             sobj *o = &c->objs[c->pool_objs[pl][k]];
             o->offset = at;
-            if (!mp_add_u64(at, o->size, &at) || at > MP_MAX_BYTES)
-                return mp_err_set(c->err, MP_EPLAN,
-                                  "graph '%s': buffer %u would exceed 2^63 bytes",
-                                  p->g->name, pl);
+            fits = mp_add_u64(at, o->size, &at);
         }
-        r->bufs[pl] = at + p->padding;
+        if (!fits || !mp_add_u64(at, p->padding, &r->bufs[pl]))
+            return mp_err_set(c->err, MP_EPLAN, "graph '%s': buffer %u would not fit in 64 bits",
+                              p->g->name, pl);
     }
     for (uint32_t i = 0; i < c->n; i++) {
         sobj *o = &c->objs[c->obj_of[i]];

@@ -34,10 +34,10 @@ int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err) {
         r->obj[i] = 0;
         r->offset[i] = bufs[pool];
         r->size[i] = size;
-        if (!mp_add_u64(bufs[pool], size, &bufs[pool]) || bufs[pool] > MP_MAX_BYTES) {
+        if (!mp_add_u64(bufs[pool], size, &bufs[pool])) {
             free(bufs);
             return mp_err_set(err, MP_EPLAN,
-                              "graph '%s': buffer %u would exceed 2^63 bytes",
+                              "graph '%s': buffer %u would not fit in 64 bits",
                               p->g->name, pool);
         }
     }

@@ -11,9 +11,12 @@
 
 #include <math.h>
 
+/* A change of the live bytes at node t.  Sums are taken modulo 2^64: the
+ * running total is exact whenever the true total fits in 64 bits, which
+ * holds for every plan whose buffers do. */
 typedef struct ev {
     int32_t t;
-    int64_t delta;
+    uint64_t plus, minus;
 } ev;
 
 typedef struct evs {
@@ -21,8 +24,8 @@ typedef struct evs {
     size_t n, cap;
 } evs;
 
-static void push(evs *e, int32_t t, int64_t d) {
-    ev x = {t, d};
+static void push(evs *e, int32_t t, uint64_t plus, uint64_t minus) {
+    ev x = {t, plus, minus};
     MP_VEC_PUSH(e->v, e->n, e->cap, x);
 }
 
@@ -50,8 +53,8 @@ static int cmp_member(const void *a, const void *b) {
  * in-place families are short chains. */
 static void family_events(const member *m, size_t k, evs *e) {
     if (k == 1) {
-        push(e, m[0].start, (int64_t)m[0].size);
-        push(e, m[0].end + 1, -(int64_t)m[0].size);
+        push(e, m[0].start, m[0].size, 0);
+        push(e, m[0].end + 1, 0, m[0].size);
         return;
     }
     int32_t *cut = mp_xmalloc((2 * k + 1) * sizeof *cut);
@@ -72,7 +75,7 @@ static void family_events(const member *m, size_t k, evs *e) {
         uint64_t best = 0;
         for (size_t j = 0; j < k; j++)
             if (m[j].start <= cut[i] && m[j].end >= cut[i] && m[j].size > best) best = m[j].size;
-        if (best != prev) push(e, cut[i], (int64_t)best - (int64_t)prev);
+        if (best != prev) push(e, cut[i], best, prev);
         prev = best;
     }
     free(cut);
@@ -86,16 +89,13 @@ typedef struct lb {
 /* Largest over nodes of live bytes (events) plus extra[node]. */
 static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf) {
     qsort(e->v, e->n, sizeof *e->v, cmp_ev);
-    int64_t live = 0;
-    uint64_t best = 0;
+    uint64_t live = 0, best = 0;
     size_t i = 0, q = 0;
     while (i < e->n || q < ncf) {
         int32_t t = i < e->n ? e->v[i].t : INT32_MAX;
         if (q < ncf && cf[q] < t) t = cf[q];
-        /* saturating: only an absurd invalid plan comes near 2^63 */
-        while (i < e->n && e->v[i].t == t)
-            if (__builtin_add_overflow(live, e->v[i++].delta, &live)) live = INT64_MAX;
-        uint64_t here = live > 0 ? (uint64_t)live : 0, sum;
+        for (; i < e->n && e->v[i].t == t; i++) live = live + e->v[i].plus - e->v[i].minus;
+        uint64_t here = live, sum;
         while (q < ncf && cf[q] == t) {
             if (!mp_add_u64(here, extra[q], &sum)) sum = UINT64_MAX;
             if (sum > best) best = sum;
@@ -131,7 +131,7 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
         const mp_alloc *x = &gp->allocs[a];
         if (!c->usable[gi][a] || vg->first[x->tensor] < 0 || !x->size) continue;
         m[nm++] = (member){x->mem_id, vg->family[x->tensor], vg->first[x->tensor],
-                           vg->last[x->tensor], x->size > MP_MAX_BYTES ? MP_MAX_BYTES : x->size};
+                           vg->last[x->tensor], x->size};
     }
     qsort(m, nm, sizeof *m, cmp_member);
     uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);

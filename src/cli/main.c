@@ -12,6 +12,8 @@ static const char MAIN_HELP[] =
     "commands:\n"
     "  plan      plan a graph file (.mpg) and write the plan (.mpp)\n"
     "  verify    check a plan against its graph, whoever made it\n"
+    "  gen       write a random, valid graph file\n"
+    "  harness   differential checks on random graphs, metrics into SQLite\n"
     "\n"
     "'memplan COMMAND --help' documents each command.  memplan --version\n"
     "prints the version.\n";
@@ -32,6 +34,8 @@ int main(int argc, char **argv) {
     }
     if (strcmp(cmd, "plan") == 0) return mp_cmd_plan(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0) return mp_cmd_verify(argc - 1, argv + 1);
+    if (strcmp(cmd, "gen") == 0) return mp_cmd_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "harness") == 0) return mp_cmd_harness(argc - 1, argv + 1);
     fprintf(stderr, "memplan: unknown command '%s' (see 'memplan --help')\n", cmd);
     return MP_EFORMAT;
 }
