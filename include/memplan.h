@@ -345,6 +345,13 @@ int mp_db_record(mp_db *db, const mp_run_info *run, const mp_result_row *rows, s
 struct sqlite3 *mp_db_handle(mp_db *db);
 void mp_db_now(char *buf, size_t n);
 const char *mp_git_revision(void);
+/* The history report: format "text", "csv" or "json"; since: an ISO date
+ * prefix or NULL; algo: one algorithm or NULL. */
+int mp_report(mp_db *db, const char *since, const char *algo, const char *format,
+              struct mp_buf *out, mp_err *err);
+/* Compare the latest harness run with a baseline SQL dump (or rewrite it). */
+int mp_gate(mp_db *db, const char *baseline, bool update, struct mp_buf *out, bool *passed,
+            mp_err *err);
 
 
 /* ---------------------------------------------------------------- harness */

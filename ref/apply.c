@@ -25,12 +25,6 @@ typedef struct gstate {
     uint32_t n_bufs;
 } gstate;
 
-/* One device of the program-wide buffer table (repair D2, D7). */
-typedef struct dslot {
-    mp_device dev;
-    uint32_t pools, base;
-} dslot;
-
 typedef struct run {
     const mp_program *prog;
     const mp_options *o;
@@ -38,8 +32,7 @@ typedef struct run {
     gstate *gs;
     uint8_t *map_body; /* graph is a map/scan body somewhere (repair D10) */
     uint64_t work, work_limit;
-    dslot *table;
-    uint32_t n_table;
+    mp_table table;
 } run;
 
 typedef struct u64vec {
@@ -203,12 +196,6 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
     return rc;
 }
 
-static int32_t table_find(const run *R, mp_device d) {
-    for (uint32_t k = 0; k < R->n_table; k++)
-        if (mp_device_eq(R->table[k].dev, d)) return (int32_t)k;
-    return -1;
-}
-
 /* Repair D2, D7: with --per-device every graph is planned per device into
  * one program-wide buffer table, so a device's buffer has the same index in
  * every graph and every device partition gets its own reservation. */
@@ -218,11 +205,11 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
     uint32_t len = merged->n > 2 ? merged->n : 2;
     for (uint32_t i = 0; i < n; i++) {
         const mp_tensor *t = &g->tensors[specs[i]];
-        int32_t k = table_find(R, t->device);
-        if (k < 0) /* build_table registers every planned tensor */
+        int32_t k = mp_table_find(&R->table, t->device);
+        if (k < 0) /* mp_table_build registers every planned tensor */
             return mp_err_set(R->err, MP_EPLAN, "internal: device of '%s' missing "
                               "from the buffer table", t->name);
-        const dslot *d = &R->table[k];
+        const mp_slot *d = &R->table.slots[k];
         uint32_t idx = d->base + (t->mem_id ? t->mem_id : 1) - 1;
         if (idx + 1 > len) len = idx + 1;
     }
@@ -231,8 +218,8 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
     int32_t *part = mp_xmalloc((n + 1) * sizeof *part);
     uint64_t *input = NULL;
     int rc = MP_OK;
-    for (uint32_t k = 0; k < R->n_table && rc == MP_OK; k++) {
-        const dslot *d = &R->table[k];
+    for (uint32_t k = 0; k < R->table.n && rc == MP_OK; k++) {
+        const mp_slot *d = &R->table.slots[k];
         for (uint32_t j = 0; j < d->pools && d->base + j < len; j++)
             (*devs)[d->base + j] = d->dev;
         uint32_t np = 0;
@@ -300,49 +287,6 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
     return rc;
 }
 
-/* ------------------------------------------------------------ the table */
-
-static void table_register(run *R, mp_device d, uint32_t pool) {
-    int32_t k = table_find(R, d);
-    if (k < 0) {
-        R->table = mp_xrealloc(R->table, (R->n_table + 1) * sizeof *R->table);
-        k = (int32_t)R->n_table++;
-        R->table[k] = (dslot){d, 0, 0};
-    }
-    if (pool > R->table[k].pools) R->table[k].pools = pool;
-}
-
-/* Every (device, pool) that some reachable graph plans, ordered as
- * ExecuTorch orders devices; each device's pools get consecutive indices. */
-static void build_table(run *R, const bool *reach) {
-    for (uint32_t gi = 0; gi < R->prog->n_graphs; gi++) {
-        if (!reach[gi]) continue;
-        const mp_graphdef *g = &R->prog->graphs[gi];
-        gstate *S = state_of(R, (int32_t)gi);
-        mp_alloc_flags f = {true, true, true};
-        if (gi == 0)
-            f = (mp_alloc_flags){R->o->alloc_inputs, R->o->alloc_outputs,
-                                 R->o->alloc_mutable};
-        else
-            f.inputs = R->map_body[gi];
-        for (uint32_t t = 0; t < g->n_tensors; t++)
-            if (mp_life_is_planned(g, &S->life, (int32_t)t, f))
-                table_register(R, g->tensors[t].device,
-                               g->tensors[t].mem_id ? g->tensors[t].mem_id : 1);
-    }
-    for (uint32_t a = 1; a < R->n_table; a++)
-        for (uint32_t b = a; b > 0 && mp_device_cmp(R->table[b].dev, R->table[b - 1].dev) < 0; b--) {
-            dslot tmp = R->table[b];
-            R->table[b] = R->table[b - 1];
-            R->table[b - 1] = tmp;
-        }
-    uint32_t base = 1;
-    for (uint32_t k = 0; k < R->n_table; k++) {
-        R->table[k].base = base;
-        base += R->table[k].pools;
-    }
-}
-
 /* ----------------------------------------------------------- the result */
 
 /* Repair D8: a free after the last use of every dynamic tensor that is
@@ -405,19 +349,21 @@ mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     mp_err_clear(err);
     if (check_options(o, err)) return NULL;
     uint32_t ng = prog->n_graphs;
-    run R = {prog, o, err, mp_xcalloc(ng, sizeof(gstate)), mp_xcalloc(ng, 1),
-             0, 1000000, NULL, 0};
     bool *reach = mp_xcalloc(ng, sizeof *reach);
     mp_graph_reachable(prog, reach);
+    run R = {prog, o, err, mp_xcalloc(ng, sizeof(gstate)), mp_map_bodies(prog, reach),
+             0, 1000000, {NULL, 0}};
     for (uint32_t gi = 0; gi < ng; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
         R.work_limit += 8ull * (1 + g->n_tensors + g->n_nodes);
-        if (!reach[gi]) continue;
-        for (uint32_t i = 0; i < g->n_nodes; i++)
-            if ((g->nodes[i].kind == MP_NODE_MAP || g->nodes[i].kind == MP_NODE_SCAN))
-                R.map_body[g->nodes[i].sub[0]] = 1;
     }
-    if (o->per_device && !o->et_exact) build_table(&R, reach);
+    if (o->per_device && !o->et_exact) {
+        const mp_life **lives = mp_xcalloc(ng, sizeof *lives);
+        for (uint32_t gi = 0; gi < ng; gi++)
+            if (reach[gi]) lives[gi] = &state_of(&R, (int32_t)gi)->life;
+        mp_table_build(&R.table, prog, o, reach, R.map_body, lives);
+        free(lives);
+    }
     mp_alloc_flags f = {o->alloc_inputs, o->alloc_outputs, o->alloc_mutable};
     u64vec top = {0};
     int rc = apply(&R, 0, f, 0, &top);
@@ -454,7 +400,7 @@ mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     }
     free(R.gs);
     free(R.map_body);
-    free(R.table);
+    mp_table_free(&R.table);
     free(reach);
     return plan;
 }

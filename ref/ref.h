@@ -35,6 +35,33 @@ bool mp_life_is_planned(const mp_graphdef *g, const mp_life *L, int32_t t,
 uint32_t mp_life_planned(const mp_graphdef *g, const mp_life *L,
                          mp_alloc_flags f, int32_t **out);
 
+/* The program-wide buffer table of the repaired mode (repair D2, D7):
+ * every (device, pool) that some reachable graph plans, devices in
+ * ExecuTorch's order (CPU:0 first, then by type and index), each device's
+ * pools at consecutive indices from 1.  Without --per-device there is one
+ * device, cpu:0.  Graph g's context: the entry takes the options' alloc
+ * flags; a sub-graph plans its outputs and mutable buffers, and its inputs
+ * when some map/scan node runs it (repair D10). */
+typedef struct mp_slot {
+    mp_device dev;
+    uint32_t pools, base; /* global index of pool p: base + p - 1 */
+} mp_slot;
+
+typedef struct mp_table {
+    mp_slot *slots;
+    uint32_t n;
+} mp_table;
+
+mp_alloc_flags mp_context_flags(const mp_options *o, uint32_t gi, const uint8_t *map_body);
+void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const bool *reach,
+                    const uint8_t *map_body, const mp_life *const *lives);
+int32_t mp_table_find(const mp_table *t, mp_device d); /* slot, or -1 */
+/* Global buffer index of a planned tensor, -1 if its device is absent. */
+int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *x);
+void mp_table_free(mp_table *t);
+/* map_body[g]: some reachable map/scan node runs graph g. */
+uint8_t *mp_map_bodies(const mp_program *p, const bool *reach);
+
 /* Size rounding.  Exact: the smallest multiple of a not below n.
  * ExecuTorch: math.ceil(n / a) * a, where n / a is a double - which is not
  * exact above 2^53 (repair D9). */

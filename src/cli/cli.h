@@ -39,6 +39,8 @@ int mp_cmd_plan(int argc, char **argv);
 int mp_cmd_verify(int argc, char **argv);
 int mp_cmd_gen(int argc, char **argv);
 int mp_cmd_harness(int argc, char **argv);
+int mp_cmd_report(int argc, char **argv);
+int mp_cmd_gate(int argc, char **argv);
 int mp_parse_algos(const char *list, uint32_t *algos, uint32_t *n);
 /* Verify and print the report (text or JSON); returns 0, 1 or 2. */
 int mp_verify_and_print(const mp_program *prog, const mp_plan *plan, bool json,

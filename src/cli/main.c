@@ -14,6 +14,8 @@ static const char MAIN_HELP[] =
     "  verify    check a plan against its graph, whoever made it\n"
     "  gen       write a random, valid graph file\n"
     "  harness   differential checks on random graphs, metrics into SQLite\n"
+    "  report    the metrics history: quality over time, worst graphs, changes\n"
+    "  gate      compare the latest harness run with a committed baseline\n"
     "\n"
     "'memplan COMMAND --help' documents each command.  memplan --version\n"
     "prints the version.\n";
@@ -36,6 +38,8 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "verify") == 0) return mp_cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0) return mp_cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "harness") == 0) return mp_cmd_harness(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0) return mp_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "gate") == 0) return mp_cmd_gate(argc - 1, argv + 1);
     fprintf(stderr, "memplan: unknown command '%s' (see 'memplan --help')\n", cmd);
     return MP_EFORMAT;
 }

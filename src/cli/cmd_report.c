@@ -1,0 +1,104 @@
+/* cmd_report.c - `memplan report` and `memplan gate`: the metrics store's
+ * history and the regression gate. */
+#include "cli.h"
+
+#include <stdio.h>
+
+static const char REPORT_HELP[] =
+    "usage: memplan report [--db FILE] [--since DATE] [--algo A]\n"
+    "                      [--format text|csv|json]\n"
+    "\n"
+    "Answer the questions users ask of the metrics history: plan quality per\n"
+    "algorithm and run (mean and worst ratio to the lower bound), the worst\n"
+    "graphs, and the runs where a graph's planned bytes changed.  The schema\n"
+    "is documented in docs/metrics.md for raw SQL.\n"
+    "\n"
+    "options:\n"
+    "  --db FILE      metrics database (default results/metrics.db)\n"
+    "  --since DATE   only runs started on or after DATE (YYYY-MM-DD...)\n"
+    "  --algo A       only algorithm A\n"
+    "  --format F     text (default), csv or json\n";
+
+static const char GATE_HELP[] =
+    "usage: memplan gate --db FILE --baseline results/baseline.sql [--update]\n"
+    "\n"
+    "Compare the latest harness run in FILE with the baseline (a text SQL\n"
+    "dump): fail when any plan fails verification, is newly refused, needs\n"
+    "more bytes than in the baseline, when a baseline graph is missing, or when\n"
+    "an algorithm's mean ratio to the lower bound worsens.  --update rewrites\n"
+    "the baseline from the latest run on purpose.\n"
+    "\n"
+    "exit status: 0 passed (or updated); 1 regressions; 2 bad usage or\n"
+    "unreadable database or baseline.\n";
+
+int mp_cmd_report(int argc, char **argv) {
+    mp_args a;
+    mp_args_init(&a, argc, argv, "memplan report");
+    const char *db = "results/metrics.db", *since = NULL, *algo = NULL, *format = "text", *arg;
+    bool opt;
+    while ((arg = mp_args_next(&a, &opt))) {
+        if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
+        if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
+            fputs(REPORT_HELP, stdout);
+            return 0;
+        } else if (mp_args_is(&a, arg, "--db")) {
+            if (!(db = mp_args_value(&a, "--db"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--since")) {
+            if (!(since = mp_args_value(&a, "--since"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--algo")) {
+            if (!(algo = mp_args_value(&a, "--algo"))) return MP_EFORMAT;
+            if (mp_algo_parse(algo) < 0) return mp_usage_error(a.cmd, "unknown algorithm '%s'", algo);
+        } else if (mp_args_is(&a, arg, "--format")) {
+            if (!(format = mp_args_value(&a, "--format"))) return MP_EFORMAT;
+            if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json"))
+                return mp_usage_error(a.cmd, "unknown format '%s'", format);
+        } else {
+            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
+        }
+    }
+    mp_err err;
+    mp_db *d = mp_db_open_existing(db, &err);
+    if (!d) return mp_cli_fail(a.cmd, &err);
+    mp_buf b;
+    mp_buf_init(&b);
+    int rc = mp_report(d, since, algo, format, &b, &err);
+    mp_db_close(d);
+    if (rc == MP_OK) fwrite(b.data, 1, b.len, stdout);
+    mp_buf_free(&b);
+    return rc ? mp_cli_fail(a.cmd, &err) : 0;
+}
+
+int mp_cmd_gate(int argc, char **argv) {
+    mp_args a;
+    mp_args_init(&a, argc, argv, "memplan gate");
+    const char *db = NULL, *baseline = NULL, *arg;
+    bool update = false, opt;
+    while ((arg = mp_args_next(&a, &opt))) {
+        if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
+        if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
+            fputs(GATE_HELP, stdout);
+            return 0;
+        } else if (mp_args_is(&a, arg, "--db")) {
+            if (!(db = mp_args_value(&a, "--db"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--baseline")) {
+            if (!(baseline = mp_args_value(&a, "--baseline"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--update")) {
+            update = true;
+        } else {
+            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
+        }
+    }
+    if (!db || !baseline) return mp_usage_error(a.cmd, "--db and --baseline are required");
+    mp_err err;
+    mp_db *d = mp_db_open_existing(db, &err);
+    if (!d) return mp_cli_fail(a.cmd, &err);
+    mp_buf b;
+    mp_buf_init(&b);
+    bool passed;
+    int rc = mp_gate(d, baseline, update, &b, &passed, &err);
+    mp_db_close(d);
+    if (b.len) fwrite(b.data, 1, b.len, stdout);
+    mp_buf_free(&b);
+    if (rc) return mp_cli_fail(a.cmd, &err);
+    return passed ? 0 : 1;
+}
