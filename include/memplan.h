@@ -155,8 +155,9 @@ typedef struct mp_options {
     bool alloc_inputs, alloc_outputs, alloc_mutable, per_device;
     uint32_t algo;   /* enum mp_algo */
     bool et_exact;   /* reproduce ExecuTorch, defects included */
-    bool exact;      /* opt: exact search */
-    uint32_t budget_ms; /* opt: improvement budget; exact: time limit */
+    bool exact;         /* opt: exact search */
+    uint32_t budget_ms; /* opt: improvement effort (as fixed work) */
+    uint32_t exact_ms;  /* opt --exact: search effort per buffer (as fixed work) */
 } mp_options;
 
 void mp_options_default(mp_options *o);
@@ -204,6 +205,7 @@ typedef struct mp_plan {
     const char *algo_name; /* as written in the options line */
     mp_graph_plan *graphs; /* one block each, file order */
     uint32_t n_graphs;
+    const char *notes; /* planner remarks for the user (exact search), or NULL */
     struct mp_arena *arena;
 } mp_plan;
 
@@ -227,6 +229,9 @@ mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts,
 
 /* The reference planner (ref/): ExecuTorch's apply_algo. */
 mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *opts,
+                     mp_err *err);
+/* The optimized planner (src/opt/). */
+mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *opts,
                      mp_err *err);
 
 

@@ -289,27 +289,6 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
 
 /* ----------------------------------------------------------- the result */
 
-/* Repair D8: a free after the last use of every dynamic tensor that is
- * neither a graph input (placeholder) nor a graph output. */
-static void add_frees(const mp_graphdef *g, const gstate *S, mp_graph_plan *gp,
-                      mp_arena *A) {
-    uint32_t n = 0;
-    for (uint32_t t = 0; t < g->n_tensors; t++)
-        n += g->tensors[t].root == (int32_t)t && (g->tensors[t].flags & MP_T_DYNAMIC) &&
-             !S->life.is_placeholder[t] && !S->life.is_output[t];
-    gp->frees = mp_arena_alloc(A, (n + 1) * sizeof *gp->frees);
-    for (uint32_t t = 0; t < g->n_tensors; t++) {
-        const mp_tensor *x = &g->tensors[t];
-        if (x->root != (int32_t)t || !(x->flags & MP_T_DYNAMIC) ||
-            S->life.is_placeholder[t] || S->life.is_output[t])
-            continue;
-        mp_free *fr = &gp->frees[gp->n_frees++];
-        fr->name = x->name;
-        fr->tensor = (int32_t)t;
-        fr->after = S->life.end[t];
-    }
-}
-
 static void fill_block(const run *R, int32_t gi, mp_graph_plan *gp, mp_arena *A) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     const gstate *S = &R->gs[gi];
@@ -333,7 +312,7 @@ static void fill_block(const run *R, int32_t gi, mp_graph_plan *gp, mp_arena *A)
         a->life_start = S->life.start[t];
         a->life_end = S->life.end[t];
     }
-    if (!R->o->et_exact) add_frees(g, S, gp, A);
+    if (!R->o->et_exact) mp_add_frees(g, &S->life, gp, A); /* repair D8 */
 }
 
 static int check_options(const mp_options *o, mp_err *err) {

@@ -62,6 +62,9 @@ void mp_table_free(mp_table *t);
 /* map_body[g]: some reachable map/scan node runs graph g. */
 uint8_t *mp_map_bodies(const mp_program *p, const bool *reach);
 
+/* The free lines of one graph's block (repair D8). */
+void mp_add_frees(const mp_graphdef *g, const mp_life *L, mp_graph_plan *gp, mp_arena *A);
+
 /* Size rounding.  Exact: the smallest multiple of a not below n.
  * ExecuTorch: math.ceil(n / a) * a, where n / a is a double - which is not
  * exact above 2^53 (repair D9). */

@@ -1,5 +1,5 @@
-/* table.c - the program-wide buffer table and graph contexts shared by
- * the repaired reference mode and the optimized planner. */
+/* table.c - what the repaired reference mode and the optimized planner
+ * share: the program-wide buffer table, graph contexts, free points. */
 #include "ref.h"
 
 static const mp_device CPU0 = {MP_DEV_CPU, 0};
@@ -73,4 +73,27 @@ void mp_table_free(mp_table *t) {
     free(t->slots);
     t->slots = NULL;
     t->n = 0;
+}
+
+/* Repair D8: a free after the last use of every dynamic tensor that is
+ * neither a graph input (placeholder) nor a graph output. */
+void mp_add_frees(const mp_graphdef *g, const mp_life *L, mp_graph_plan *gp, mp_arena *A) {
+    uint32_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) gp->frees = mp_arena_alloc(A, (n + 1) * sizeof *gp->frees);
+        for (uint32_t t = 0; t < g->n_tensors; t++) {
+            const mp_tensor *x = &g->tensors[t];
+            if (x->root != (int32_t)t || !(x->flags & MP_T_DYNAMIC) || L->is_placeholder[t] ||
+                L->is_output[t])
+                continue;
+            if (!pass) {
+                n++;
+                continue;
+            }
+            mp_free *fr = &gp->frees[gp->n_frees++];
+            fr->name = x->name;
+            fr->tensor = (int32_t)t;
+            fr->after = L->end[t];
+        }
+    }
 }

@@ -10,8 +10,17 @@ static const char PLAN_HELP[] =
     "and write the plan (.mpp) to stdout or to -o OUT.\n"
     "\n"
     "options:\n"
-    "  --algo greedy|naive   algorithm (default greedy): ExecuTorch's greedy\n"
-    "                        shared-object packing, or one tensor after another\n"
+    "  --algo opt|greedy|naive\n"
+    "                        algorithm (default opt): memplan's optimized planner,\n"
+    "                        ExecuTorch's greedy shared-object packing, or one\n"
+    "                        tensor after another\n"
+    "  --budget-ms N         opt: improvement effort (default 20), counted as a\n"
+    "                        fixed amount of work so results never depend on the\n"
+    "                        machine's speed\n"
+    "  --exact               opt: search for the optimal layout of each buffer and\n"
+    "                        report on stderr whether it was proved or the gap\n"
+    "  --exact-ms N          opt: effort limit of the exact search per buffer\n"
+    "                        (default 10000, counted as work like --budget-ms)\n"
     "  --et-exact            reproduce ExecuTorch bit for bit, its defects\n"
     "                        included (default: repaired, always valid)\n"
     "  --alignment N         round sizes and offsets to N bytes (default 16)\n"
@@ -40,12 +49,14 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan plan");
     mp_options_default(&pa->opts);
+    pa->opts.algo = MP_ALGO_OPT; /* the command's default; the library's is greedy */
     pa->graph = NULL;
     pa->out = "-";
     pa->verify = false;
     const char *arg;
     bool opt;
     uint64_t v;
+    bool algo_given = false;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) {
             if (pa->graph) return mp_usage_error(a.cmd, "more than one graph file given");
@@ -57,12 +68,22 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
             const char *name = mp_args_value(&a, "--algo");
             int algo = name ? mp_algo_parse(name) : -1;
             if (!name) return MP_EFORMAT;
-            if (algo != MP_ALGO_GREEDY && algo != MP_ALGO_NAIVE)
-                return mp_usage_error(a.cmd, "unknown algorithm '%s' (want greedy or naive)", name);
+            if (algo < 0)
+                return mp_usage_error(a.cmd, "unknown algorithm '%s' (want opt, greedy or naive)", name);
             pa->opts.algo = (uint32_t)algo;
+            algo_given = true;
         } else if (mp_args_is(&a, arg, "--alignment")) {
             if (!mp_args_u64(&a, "--alignment", 1, MP_MAX_ALIGNMENT, &v)) return MP_EFORMAT;
             pa->opts.alignment = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--budget-ms")) {
+            if (!mp_args_u64(&a, "--budget-ms", 0, 3600000, &v)) return MP_EFORMAT;
+            pa->opts.budget_ms = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--exact-ms")) {
+            if (!mp_args_u64(&a, "--exact-ms", 1, 3600000, &v)) return MP_EFORMAT;
+            pa->opts.exact_ms = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--exact")) {
+            if (!mp_args_flag_ok(&a, "--exact")) return MP_EFORMAT;
+            pa->opts.exact = true;
         } else if (mp_args_is(&a, arg, "--verify")) {
             if (!mp_args_flag_ok(&a, "--verify")) return MP_EFORMAT;
             pa->verify = true;
@@ -83,6 +104,12 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
         }
     }
     if (!pa->graph) return mp_usage_error(a.cmd, "no graph file given");
+    /* --et-exact reproduces ExecuTorch, whose default algorithm is greedy */
+    if (pa->opts.et_exact && !algo_given) pa->opts.algo = MP_ALGO_GREEDY;
+    if (pa->opts.et_exact && pa->opts.algo == MP_ALGO_OPT)
+        return mp_usage_error(a.cmd, "--et-exact reproduces ExecuTorch: use it with --algo greedy or naive");
+    if (pa->opts.exact && pa->opts.algo != MP_ALGO_OPT)
+        return mp_usage_error(a.cmd, "--exact is an option of --algo opt");
     return MP_OK;
 }
 
@@ -113,6 +140,7 @@ int mp_cmd_plan(int argc, char **argv) {
             return vrc;
         }
     }
+    if (plan->notes) fputs(plan->notes, stderr);
     mp_buf b;
     mp_buf_init(&b);
     mp_plan_write(plan, &b);

@@ -84,6 +84,7 @@ void mp_options_default(mp_options *o) {
     o->alloc_inputs = o->alloc_outputs = o->alloc_mutable = true;
     o->algo = MP_ALGO_GREEDY;
     o->budget_ms = 20;
+    o->exact_ms = 10000;
 }
 
 const char *mp_algo_name(uint32_t algo) {

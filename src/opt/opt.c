@@ -1,0 +1,494 @@
+/* opt.c - the optimized planner (`--algo opt`): the semantics of the
+ * repaired reference mode (same planned tensors, same buffer table, same
+ * refusals, same file format) with a better layout.
+ *
+ * Graphs are laid out bottom-up, one buffer at a time (pack.c).  An
+ * in-place family is one item at its root's offset, live over the hull of
+ * its members.  A control-flow node's sub-graphs are one item live at that
+ * node alone, as large as the largest of them (they never run together),
+ * so parent tensors dead at that node reuse its bytes; its sub-graphs then
+ * sit at the item's offset.  That needs every sub-graph to be run by one
+ * node only (a tree of graphs); when a graph is shared, every sub-graph is
+ * reserved at offset 0 for its parent's whole life instead, as ExecuTorch
+ * does.  On small programs the planner also runs the reference greedy and
+ * keeps whichever plan needs fewer bytes, so it never does worse. */
+#include "../../ref/ref.h"
+#include "pack.h"
+
+#include <stdio.h>
+
+#define SAFETY_NET_TENSORS 3000 /* run greedy too up to this many tensors */
+
+typedef struct ograph {
+    mp_life life;
+    bool done;
+    int32_t *specs;
+    uint32_t n_specs;
+    uint8_t *planned;
+    int32_t *family;  /* per tensor: its in-place family's root */
+    uint64_t *asize;  /* per tensor: aligned size */
+    int64_t *bidx;    /* per tensor: global buffer index */
+    uint64_t *loff;   /* per tensor: offset relative to the graph's base */
+    uint64_t *local;  /* per buffer: bytes the graph needs from its base */
+    uint64_t *base;   /* per buffer: where the graph's region starts */
+    uint32_t n_buf;
+    uint64_t **block; /* per node: per buffer offset of its sub-graph item */
+} ograph;
+
+typedef struct octx {
+    const mp_program *prog;
+    const mp_options *o;
+    mp_err *err;
+    bool *reach;
+    uint8_t *map_body;
+    mp_table table;
+    ograph *g;
+    bool tree;
+    uint64_t total_items, work_total;
+    mp_buf notes;
+} octx;
+
+/* ------------------------------------------------------------- checks */
+
+static int check_pools(octx *c, uint32_t gi) {
+    const ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    bool non_cpu = false, pools = false;
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        non_cpu |= g->tensors[G->specs[i]].device.type != MP_DEV_CPU;
+        pools |= g->tensors[G->specs[i]].mem_id != 0;
+    }
+    if (c->o->per_device && non_cpu && pools)
+        return mp_err_set(c->err, MP_EPLAN,
+                          "graph '%s': per-device planning cannot be combined with "
+                          "pre-assigned mem_id pools (ExecuTorch raises NotImplementedError)",
+                          g->name);
+    return MP_OK;
+}
+
+/* The reference's in-place rules: the base (through views) is planned in
+ * the same partition, the chain is no cycle, the tensor is no larger. */
+static int check_inplace(octx *c, uint32_t gi) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    for (uint32_t t = 0; t < g->n_tensors; t++) G->family[t] = (int32_t)t;
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        int32_t t = G->specs[i];
+        const mp_tensor *x = &g->tensors[t];
+        if (x->inplace_base < 0) continue;
+        int32_t b = g->tensors[x->inplace_base].root;
+        bool same = !c->o->per_device || mp_device_eq(g->tensors[b].device, x->device);
+        if (!G->planned[b] || !same)
+            return mp_err_set(c->err, MP_EPLAN,
+                              "in-place tensor '%s': its base '%s' is not planned here, or "
+                              "the in-place chain is a cycle", x->name,
+                              g->tensors[x->inplace_base].name);
+        if (G->asize[t] > G->asize[b])
+            return mp_err_set(c->err, MP_EPLAN,
+                              "in-place tensor '%s' (aligned size %llu) is larger than its "
+                              "base '%s' (%llu)", x->name, (unsigned long long)G->asize[t],
+                              g->tensors[b].name, (unsigned long long)G->asize[b]);
+    }
+    for (uint32_t i = 0; i < G->n_specs; i++) { /* follow chains to their roots */
+        int32_t t = G->specs[i], r = t;
+        for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0; steps++) {
+            if (steps > g->n_tensors)
+                return mp_err_set(c->err, MP_EPLAN,
+                                  "in-place tensor '%s': its base '%s' is not planned here, "
+                                  "or the in-place chain is a cycle", g->tensors[t].name,
+                                  g->tensors[g->tensors[t].inplace_base].name);
+            r = g->tensors[g->tensors[r].inplace_base].root;
+        }
+        G->family[t] = r;
+    }
+    return MP_OK;
+}
+
+static int prepare(octx *c, uint32_t gi) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    uint32_t n = g->n_tensors + 1;
+    mp_life_compute(g, &G->life);
+    G->done = true;
+    G->n_specs = mp_life_planned(g, &G->life, mp_context_flags(c->o, gi, c->map_body), &G->specs);
+    G->planned = mp_xcalloc(n, 1);
+    G->family = mp_xmalloc(n * sizeof *G->family);
+    G->asize = mp_xcalloc(n, sizeof *G->asize);
+    G->bidx = mp_xcalloc(n, sizeof *G->bidx);
+    G->loff = mp_xcalloc(n, sizeof *G->loff);
+    G->block = mp_xcalloc(g->n_nodes + 1, sizeof *G->block);
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        int32_t t = G->specs[i];
+        G->planned[t] = 1;
+        G->asize[t] = mp_ref_align_exact(g->tensors[t].size, c->o->alignment);
+        G->bidx[t] = mp_table_index(&c->table, c->o, &g->tensors[t]);
+    }
+    int rc = check_pools(c, gi);
+    if (rc == MP_OK) rc = check_inplace(c, gi);
+    for (uint32_t i = 0; rc == MP_OK && i < G->n_specs; i++) {
+        int32_t t = G->specs[i];
+        G->bidx[t] = G->bidx[G->family[t]]; /* an in-place tensor lives in its base's pool */
+    }
+    return rc;
+}
+
+/* -------------------------------------------------------- graph shape */
+
+/* Every reachable non-entry graph is run by exactly one node. */
+static bool is_tree(const octx *c) {
+    uint32_t ng = c->prog->n_graphs;
+    uint32_t *users = mp_xcalloc(ng + 1, sizeof *users);
+    for (uint32_t gi = 0; gi < ng; gi++) {
+        if (!c->reach[gi]) continue;
+        const mp_graphdef *g = &c->prog->graphs[gi];
+        for (uint32_t i = 0; i < g->n_nodes; i++) {
+            int32_t a = g->nodes[i].sub[0], b = g->nodes[i].sub[1];
+            if (a >= 0) users[a]++;
+            if (b >= 0 && b != a) users[b]++;
+        }
+    }
+    bool tree = true;
+    for (uint32_t gi = 1; gi < ng; gi++) tree &= !c->reach[gi] || users[gi] <= 1;
+    tree &= users[0] == 0;
+    free(users);
+    return tree;
+}
+
+/* Reachable graphs, children first; also the deepest nesting. */
+static int32_t *postorder(const octx *c, uint32_t *count, uint32_t *depth) {
+    uint32_t ng = c->prog->n_graphs, k = 0;
+    int32_t *order = mp_xmalloc((ng + 1) * sizeof *order);
+    uint32_t *height = mp_xcalloc(ng + 1, sizeof *height);
+    uint8_t *state = mp_xcalloc(ng + 1, 1);
+    struct fr {
+        int32_t g;
+        uint32_t node;
+        int slot;
+    } *st = mp_xmalloc((ng + 1) * sizeof *st);
+    size_t sp = 0;
+    st[sp++] = (struct fr){0, 0, 0};
+    state[0] = 1;
+    while (sp) {
+        struct fr *f = &st[sp - 1];
+        const mp_graphdef *g = &c->prog->graphs[f->g];
+        if (f->node == g->n_nodes) {
+            uint32_t h = 0;
+            for (uint32_t i = 0; i < g->n_nodes; i++)
+                for (int s = 0; s < 2; s++)
+                    if (g->nodes[i].sub[s] >= 0 && height[g->nodes[i].sub[s]] > h)
+                        h = height[g->nodes[i].sub[s]];
+            height[f->g] = h + 1;
+            order[k++] = f->g;
+            state[f->g] = 2;
+            sp--;
+            continue;
+        }
+        int32_t child = g->nodes[f->node].sub[f->slot];
+        if (++f->slot == 2) f->slot = 0, f->node++;
+        if (child >= 0 && !state[child]) {
+            state[child] = 1;
+            st[sp++] = (struct fr){child, 0, 0};
+        }
+    }
+    *count = k;
+    *depth = height[0] ? height[0] - 1 : 0;
+    free(height);
+    free(state);
+    free(st);
+    return order;
+}
+
+/* ------------------------------------------------------------- layout */
+
+static uint64_t round_up(uint64_t v, uint32_t a) {
+    uint64_t r;
+    if (v % a == 0) return v;
+    return mp_add_u64(v, a - v % a, &r) ? r : UINT64_MAX;
+}
+
+/* Bytes the sub-graphs of node `n` need in buffer b (0 when none). */
+static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b) {
+    uint64_t need = 0;
+    for (int s = 0; s < 2; s++) {
+        int32_t sg = nd->sub[s];
+        if (sg < 0 || b >= c->g[sg].n_buf) continue;
+        uint64_t v = round_up(c->g[sg].local[b], c->o->alignment);
+        if (v > need) need = v;
+    }
+    return need;
+}
+
+typedef struct itemv {
+    pk_item *v;
+    size_t n, cap;
+    int32_t *who; /* family root tensor, or -(node + 1) for a sub-graph item */
+    size_t wcap;
+} itemv;
+
+static void push_item(itemv *iv, pk_item it, int32_t who) {
+    MP_VEC_PUSH(iv->v, iv->n, iv->cap, it);
+    size_t n = iv->n - 1;
+    MP_VEC_PUSH(iv->who, n, iv->wcap, who);
+}
+
+static int layout_buffer(octx *c, uint32_t gi, uint32_t b) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    itemv iv = {0};
+    int32_t *slot = mp_xmalloc((g->n_tensors + 1) * sizeof *slot);
+    for (uint32_t t = 0; t < g->n_tensors; t++) slot[t] = -1;
+    bool own = false;
+    for (uint32_t i = 0; i < G->n_specs; i++) { /* one item per family */
+        int32_t t = G->specs[i], r = G->family[t];
+        if ((uint32_t)G->bidx[t] != b) continue;
+        own = true;
+        int32_t s0 = G->life.start[t], e0 = G->life.end[t];
+        if (slot[r] < 0) {
+            slot[r] = (int32_t)iv.n;
+            push_item(&iv, (pk_item){G->asize[r], s0, e0, false, 0}, r);
+        }
+        pk_item *it = &iv.v[slot[r]];
+        if (s0 < it->start) it->start = s0;
+        if (e0 > it->end) it->end = e0;
+    }
+    uint64_t reserve = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        uint64_t need = node_need(c, &g->nodes[i], b);
+        if (!need) continue;
+        if (c->tree) push_item(&iv, (pk_item){need, (int32_t)i, (int32_t)i, false, 0}, -(int32_t)i - 1);
+        else if (need > reserve) reserve = need;
+    }
+    if (reserve) /* shared sub-graphs: ExecuTorch's reservation at 0 */
+        push_item(&iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
+    uint64_t share = c->total_items ? c->work_total * iv.n / c->total_items : 0;
+    pk_params prm = {share < 4000 ? 4000 : share, c->o->exact,
+                     (uint64_t)c->o->exact_ms * PK_WORK_PER_MS};
+    pk_stats st;
+    uint64_t peak = pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
+    if (c->o->exact && st.exact_ran)
+        mp_buf_printf(&c->notes, "exact: graph %s buffer %u: %s %llu bytes, lower bound %llu%s\n",
+                      g->name, b, st.optimal ? "optimal" : "best", (unsigned long long)peak,
+                      (unsigned long long)st.proved_bound,
+                      st.optimal ? "" : " (not proved optimal within the limit)");
+    uint64_t pad = own && mp_graph_has_xnnpack(g) ? 64 : 0;
+    int rc = MP_OK;
+    if (!mp_add_u64(peak, pad, &G->local[b]))
+        rc = mp_err_set(c->err, MP_EPLAN, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
+    for (size_t k = 0; k < iv.n; k++) {
+        int32_t who = iv.who[k];
+        if (who == INT32_MIN) continue;
+        if (who >= 0) {
+            G->loff[who] = iv.v[k].offset;
+        } else {
+            uint32_t node = (uint32_t)(-who - 1);
+            if (!G->block[node]) G->block[node] = mp_xcalloc(G->n_buf + 1, sizeof(uint64_t));
+            G->block[node][b] = iv.v[k].offset;
+        }
+    }
+    for (uint32_t i = 0; i < G->n_specs; i++) { /* members sit at their root */
+        int32_t t = G->specs[i];
+        if ((uint32_t)G->bidx[t] == b) G->loff[t] = G->loff[G->family[t]];
+    }
+    free(iv.v);
+    free(iv.who);
+    free(slot);
+    return rc;
+}
+
+static int layout_graph(octx *c, uint32_t gi) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    uint32_t nb = 2;
+    for (uint32_t i = 0; i < G->n_specs; i++)
+        if ((uint32_t)G->bidx[G->specs[i]] + 1 > nb) nb = (uint32_t)G->bidx[G->specs[i]] + 1;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (int s = 0; s < 2; s++)
+            if (g->nodes[i].sub[s] >= 0 && c->g[g->nodes[i].sub[s]].n_buf > nb)
+                nb = c->g[g->nodes[i].sub[s]].n_buf;
+    G->n_buf = nb;
+    G->local = mp_xcalloc(nb + 1, sizeof *G->local);
+    G->base = mp_xcalloc(nb + 1, sizeof *G->base);
+    int rc = MP_OK;
+    for (uint32_t b = 1; b < nb && rc == MP_OK; b++) rc = layout_buffer(c, gi, b);
+    return rc;
+}
+
+/* Sub-graph regions start at their node's item (tree), or at 0. */
+static void place_bases(octx *c, const int32_t *order, uint32_t n) {
+    for (uint32_t k = n; k-- > 0;) { /* parents before children */
+        int32_t gi = order[k];
+        const mp_graphdef *g = &c->prog->graphs[gi];
+        const ograph *G = &c->g[gi];
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            for (int s = 0; s < 2; s++) {
+                int32_t sg = g->nodes[i].sub[s];
+                if (sg < 0) continue;
+                ograph *S = &c->g[sg];
+                for (uint32_t b = 1; b < S->n_buf; b++)
+                    S->base[b] = c->tree && G->block[i] && b < G->n_buf ? G->base[b] + G->block[i][b] : 0;
+            }
+    }
+}
+
+/* -------------------------------------------------------------- output */
+
+static mp_device device_of(const octx *c, uint32_t b) {
+    for (uint32_t k = 0; k < c->table.n; k++) {
+        const mp_slot *s = &c->table.slots[k];
+        if (b >= s->base && b < s->base + s->pools) return s->dev;
+    }
+    return (mp_device){MP_DEV_CPU, 0};
+}
+
+static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *A) {
+    const ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    gp->name = g->name;
+    gp->graph = (int32_t)gi;
+    gp->n_buffers = gp->n_devices = G->n_buf;
+    gp->buffers = mp_arena_alloc(A, G->n_buf * sizeof *gp->buffers);
+    gp->devices = mp_arena_alloc(A, G->n_buf * sizeof *gp->devices);
+    uint8_t *has = mp_xcalloc(G->n_buf + 1, 1); /* zero-size tensors count too */
+    for (uint32_t i = 0; i < G->n_specs; i++) has[G->bidx[G->specs[i]]] = 1;
+    for (uint32_t b = 0; b < G->n_buf; b++) {
+        gp->devices[b] = b ? device_of(c, b) : (mp_device){MP_DEV_CPU, 0};
+        gp->buffers[b] = b && (G->local[b] || has[b]) ? G->base[b] + G->local[b] : 0;
+    }
+    free(has);
+    gp->allocs = mp_arena_alloc(A, (G->n_specs + 1) * sizeof *gp->allocs);
+    uint64_t *next = mp_xcalloc(G->n_buf + 1, sizeof *next);
+    int64_t *obj = mp_xmalloc((g->n_tensors + 1) * sizeof *obj);
+    for (uint32_t t = 0; t < g->n_tensors; t++) obj[t] = -1;
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        if (!G->planned[t]) continue;
+        int32_t r = G->family[t];
+        uint32_t b = (uint32_t)G->bidx[t];
+        if (obj[r] < 0) obj[r] = (int64_t)next[b]++;
+        mp_alloc *a = &gp->allocs[gp->n_allocs++];
+        a->name = g->tensors[t].name;
+        a->tensor = (int32_t)t;
+        a->mem_id = b;
+        a->obj = (uint64_t)obj[r];
+        a->offset = G->base[b] + G->loff[t];
+        a->size = G->asize[t];
+        a->life_start = G->life.start[t];
+        a->life_end = G->life.end[t];
+    }
+    free(next);
+    free(obj);
+    mp_add_frees(g, &G->life, gp, A);
+}
+
+static mp_plan *build_plan(const octx *c) {
+    mp_arena *A = mp_arena_new();
+    mp_plan *plan = mp_arena_alloc(A, sizeof *plan);
+    plan->arena = A;
+    plan->opts = *c->o;
+    plan->opts.algo = MP_ALGO_OPT;
+    plan->algo_name = "opt";
+    plan->raw_alignment = c->o->alignment;
+    plan->raw_flags[0] = c->o->alloc_inputs;
+    plan->raw_flags[1] = c->o->alloc_outputs;
+    plan->raw_flags[2] = c->o->alloc_mutable;
+    plan->raw_flags[3] = c->o->per_device;
+    uint32_t nb = 0;
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) nb += c->reach[gi];
+    plan->graphs = mp_arena_alloc(A, (nb + 1) * sizeof *plan->graphs);
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++)
+        if (c->reach[gi]) fill_block(c, gi, &plan->graphs[plan->n_graphs++], A);
+    if (c->notes.len) plan->notes = mp_arena_strndup(A, c->notes.data, c->notes.len);
+    return plan;
+}
+
+/* ------------------------------------------------------------- driver */
+
+static void free_ctx(octx *c) {
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) {
+        ograph *G = &c->g[gi];
+        if (!G->done) continue;
+        mp_life_free(&G->life);
+        free(G->specs);
+        free(G->planned);
+        free(G->family);
+        free(G->asize);
+        free(G->bidx);
+        free(G->loff);
+        free(G->local);
+        free(G->base);
+        for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++) free(G->block[i]);
+        free(G->block);
+    }
+    free(c->g);
+    free(c->reach);
+    free(c->map_body);
+    mp_table_free(&c->table);
+    mp_buf_free(&c->notes);
+}
+
+/* The reference greedy (repaired mode) as a candidate, for small programs. */
+static mp_plan *safety_net(const mp_program *prog, const mp_options *o, mp_plan *mine) {
+    uint64_t n = 0;
+    for (uint32_t gi = 0; gi < prog->n_graphs; gi++) n += prog->graphs[gi].n_tensors;
+    if (n > SAFETY_NET_TENSORS) return mine;
+    mp_options go = *o;
+    go.algo = MP_ALGO_GREEDY;
+    go.et_exact = false;
+    mp_err err;
+    mp_plan *greedy = mp_ref_plan(prog, &go, &err);
+    if (!greedy || mp_plan_total_bytes(greedy) >= mp_plan_total_bytes(mine)) {
+        mp_plan_free(greedy);
+        return mine;
+    }
+    greedy->opts.algo = MP_ALGO_OPT;
+    greedy->algo_name = "opt";
+    greedy->notes = mine->notes ? mp_arena_strndup(greedy->arena, mine->notes, strlen(mine->notes)) : NULL;
+    mp_plan_free(mine);
+    return greedy;
+}
+
+mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+    mp_err_clear(err);
+    if (o->alignment < 1 || o->alignment > MP_MAX_ALIGNMENT) {
+        mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u", (unsigned)MP_MAX_ALIGNMENT);
+        return NULL;
+    }
+    uint32_t ng = prog->n_graphs;
+    octx c = {0};
+    c.prog = prog;
+    c.o = o;
+    c.err = err;
+    c.reach = mp_xcalloc(ng + 1, sizeof *c.reach);
+    mp_graph_reachable(prog, c.reach);
+    c.map_body = mp_map_bodies(prog, c.reach);
+    c.g = mp_xcalloc(ng + 1, sizeof *c.g);
+    const mp_life **lives = mp_xcalloc(ng + 1, sizeof *lives);
+    for (uint32_t gi = 0; gi < ng; gi++)
+        if (c.reach[gi]) {
+            mp_life_compute(&prog->graphs[gi], &c.g[gi].life);
+            lives[gi] = &c.g[gi].life;
+        }
+    mp_table_build(&c.table, prog, o, c.reach, c.map_body, lives);
+    for (uint32_t gi = 0; gi < ng; gi++)
+        if (c.reach[gi]) mp_life_free(&c.g[gi].life);
+    free(lives);
+    uint32_t n_order, depth;
+    int32_t *order = postorder(&c, &n_order, &depth);
+    int rc = MP_OK;
+    if (depth > MP_MAX_DEPTH)
+        rc = mp_err_set(err, MP_EPLAN, "control flow nested deeper than %d levels", MP_MAX_DEPTH);
+    for (uint32_t k = 0; k < n_order && rc == MP_OK; k++) {
+        rc = prepare(&c, (uint32_t)order[k]);
+        c.total_items += c.g[order[k]].n_specs + prog->graphs[order[k]].n_nodes;
+    }
+    c.tree = is_tree(&c);
+    c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
+    for (uint32_t k = 0; k < n_order && rc == MP_OK; k++) rc = layout_graph(&c, (uint32_t)order[k]);
+    mp_plan *plan = NULL;
+    if (rc == MP_OK) {
+        place_bases(&c, order, n_order);
+        plan = build_plan(&c);
+    }
+    free(order);
+    free_ctx(&c);
+    return plan ? safety_net(prog, o, plan) : NULL;
+}
