@@ -308,6 +308,9 @@ void mp_gen_options_default(mp_gen_options *o);
 /* Write a valid random .mpg program: same options, same bytes. */
 void mp_gen(const mp_gen_options *o, struct mp_buf *out);
 int mp_gen_profile_parse(const char *name);
+/* A MiniMalloc-style CSV (id,lower,upper,size; half-open lifetimes) as a
+ * graph file whose tensors have exactly those lifetimes and sizes. */
+int mp_import_csv(const char *data, size_t len, const char *name, struct mp_buf *out, mp_err *err);
 const char *mp_gen_profile_name(uint32_t profile);
 
 

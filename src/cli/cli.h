@@ -38,6 +38,7 @@ int mp_cli_fail(const char *cmd, const mp_err *err);
 int mp_cmd_plan(int argc, char **argv);
 int mp_cmd_verify(int argc, char **argv);
 int mp_cmd_gen(int argc, char **argv);
+int mp_cmd_import_csv(int argc, char **argv);
 int mp_cmd_harness(int argc, char **argv);
 int mp_cmd_report(int argc, char **argv);
 int mp_cmd_gate(int argc, char **argv);

@@ -96,3 +96,45 @@ int mp_cmd_gen(int argc, char **argv) {
     mp_buf_free(&b);
     return rc ? mp_cli_fail(a.cmd, &err) : 0;
 }
+
+static const char IMPORT_HELP[] =
+    "usage: memplan import-csv FILE.csv [-o FILE.mpg]\n"
+    "\n"
+    "Turn a MiniMalloc / idealloc allocation problem (CSV with columns id,\n"
+    "lower, upper, size; lifetimes half-open [lower, upper)) into a graph\n"
+    "whose tensors have exactly those lifetimes and sizes.  Plan it with\n"
+    "--alignment 1 to keep the sizes exact, e.g.\n"
+    "  memplan import-csv A.1048576.csv -o A.mpg\n"
+    "  memplan plan --alignment 1 --exact A.mpg\n";
+
+int mp_cmd_import_csv(int argc, char **argv) {
+    mp_args a;
+    mp_args_init(&a, argc, argv, "memplan import-csv");
+    const char *in = NULL, *out = "-", *arg;
+    bool opt;
+    while ((arg = mp_args_next(&a, &opt))) {
+        if (!opt) {
+            if (in) return mp_usage_error(a.cmd, "more than one input file");
+            in = arg;
+        } else if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
+            fputs(IMPORT_HELP, stdout);
+            return 0;
+        } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
+            if (!(out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
+        } else {
+            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
+        }
+    }
+    if (!in) return mp_usage_error(a.cmd, "no CSV file given");
+    mp_err err;
+    size_t len;
+    char *data = mp_read_file(in, &len, &err);
+    if (!data) return mp_cli_fail(a.cmd, &err);
+    mp_buf b;
+    mp_buf_init(&b);
+    int rc = mp_import_csv(data, len, in, &b, &err);
+    free(data);
+    if (rc == MP_OK) rc = mp_write_file_atomic(out, b.data, b.len, &err);
+    mp_buf_free(&b);
+    return rc ? mp_cli_fail(a.cmd, &err) : 0;
+}

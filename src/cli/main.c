@@ -13,6 +13,7 @@ static const char MAIN_HELP[] =
     "  plan      plan a graph file (.mpg) and write the plan (.mpp)\n"
     "  verify    check a plan against its graph, whoever made it\n"
     "  gen       write a random, valid graph file\n"
+    "  import-csv  a MiniMalloc-style CSV allocation problem as a graph file\n"
     "  harness   differential checks on random graphs, metrics into SQLite\n"
     "  report    the metrics history: quality over time, worst graphs, changes\n"
     "  gate      compare the latest harness run with a committed baseline\n"
@@ -37,6 +38,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "plan") == 0) return mp_cmd_plan(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0) return mp_cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0) return mp_cmd_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "import-csv") == 0) return mp_cmd_import_csv(argc - 1, argv + 1);
     if (strcmp(cmd, "harness") == 0) return mp_cmd_harness(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0) return mp_cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "gate") == 0) return mp_cmd_gate(argc - 1, argv + 1);

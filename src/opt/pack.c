@@ -1,22 +1,29 @@
-/* pack.c - best-fit / first-fit offset assignment over several orderings,
- * then iterated-greedy improvement, for one buffer.
+/* pack.c - lay out one buffer: several greedy constructions, the best
+ * kept, then iterated-greedy improvement.
  *
- * The conflict graph (which items overlap in time) is built once by a
- * sweep over start times and stored compactly (CSR).  A placement visits
- * only the item's placed neighbours and scans their byte ranges in offset
- * order for a gap, so a whole layout costs O(P log d) for P overlapping
- * pairs and neighbourhoods of size d.  When P is too large to store
- * (thousands of items live at once), the packer lays out in time order
- * with an ordered structure of free gaps instead (sweep.c), O(n log n).
- *
- * Orderings tried: size, lifetime length, area (size x length), conflicts
- * (bytes of the neighbours), each with first fit, and size with best fit.
- * The best then seeds an iterated greedy: an item that reaches the peak
- * moves earlier in the order, the layout is redone, and the move is kept
- * when the peak does not grow. */
+ * Constructions:
+ *   - time-ordered first fit over an ordered structure of free gaps
+ *     (sweep.c): O(n log n), the baseline for any size;
+ *   - bottom-up: each step the item that can sit lowest, ties by a static
+ *     rank (seven ranks: width, area, busiest-node bytes, size, conflict
+ *     count in MiniMalloc's letter notation); exact keys in a 2-d tree
+ *     (kd.c);
+ *   - when the conflict graph is small enough to store (P overlapping
+ *     pairs, CSR): first fit / best fit in decreasing size, lifetime, area,
+ *     conflict, size-then-start, start, size-then-end and busiest-node
+ *     orders, each placement scanning only the item's placed neighbours
+ *     in offset order, O(P) per layout; then a compaction pass lets every
+ *     item fall to the lowest place it fits.
+ * The best layout seeds an iterated greedy: an item under the peak moves
+ * earlier in the order, the layout is redone, the move kept when the peak
+ * does not grow, until the lower bound or the work budget is reached. */
 #include "pack.h"
 
-#define PK_MAX_PAIRS (UINT64_C(100) << 20) /* conflict pairs stored, both ways */
+#include <stdio.h>
+
+#include "kd.h"
+
+#define PK_MAX_PAIRS (UINT64_C(4) << 20) /* conflict pairs worth a conflict graph */
 
 /* ----------------------------------------------------------- lower bound */
 
@@ -64,7 +71,8 @@ typedef struct pk {
     uint32_t *adj_at, *adj;
     uint64_t *off;
     uint8_t *placed;
-    span *busy;
+    span *busy, *busy2;
+    uint32_t *bucket; /* counting-sort scratch */
     uint64_t work;
 } pk;
 
@@ -168,7 +176,7 @@ static void build_conflicts(pk *k, const uint32_t *order, uint64_t pairs) {
 
 /* ------------------------------------------------------------- placement */
 
-static void sort_spans(span *v, uint32_t n) {
+static void insertion_sort(span *v, uint32_t n) {
     for (uint32_t i = 1; i < n; i++) {
         span x = v[i];
         uint32_t j = i;
@@ -180,31 +188,52 @@ static void sort_spans(span *v, uint32_t n) {
     }
 }
 
-static int cmp_span(const void *a, const void *b) {
-    const span *x = a, *y = b;
-    return (x->lo > y->lo) - (x->lo < y->lo);
+/* Sort byte ranges by start in O(n) expected: distribute into n buckets by
+ * start / (max + 1), then an insertion sort repairs order within buckets.
+ * This is the packer's hot loop. */
+static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
+    if (n < 32) {
+        insertion_sort(k->busy, n);
+        return k->busy;
+    }
+    uint32_t nb = n;
+    double scale = (double)nb / ((double)max_lo + 1.0);
+    memset(k->bucket, 0, (nb + 1) * sizeof *k->bucket);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
+        k->bucket[(b < nb ? b : nb - 1) + 1]++;
+    }
+    for (uint32_t b = 0; b < nb; b++) k->bucket[b + 1] += k->bucket[b];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
+        k->busy2[k->bucket[b < nb ? b : nb - 1]++] = k->busy[i];
+    }
+    insertion_sort(k->busy2, n);
+    return k->busy2;
 }
 
 /* Lowest offset (first fit) or tightest gap (best fit) for item i. */
 static uint64_t place(pk *k, uint32_t i, bool best_fit) {
     uint32_t nb = 0;
+    uint64_t max_lo = 0;
     for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++) {
         uint32_t j = k->adj[a];
-        if (k->placed[j]) k->busy[nb++] = (span){k->off[j], k->off[j] + k->size[j]};
+        if (!k->placed[j]) continue;
+        k->busy[nb++] = (span){k->off[j], k->off[j] + k->size[j]};
+        if (k->off[j] > max_lo) max_lo = k->off[j];
     }
     k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
-    if (nb < 24) sort_spans(k->busy, nb);
-    else qsort(k->busy, nb, sizeof *k->busy, cmp_span);
+    const span *busy = sort_spans(k, nb, max_lo);
     uint64_t need = k->size[i], cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
     for (uint32_t b = 0; b < nb; b++) {
-        if (k->busy[b].lo > cur) {
-            uint64_t gap = k->busy[b].lo - cur;
+        if (busy[b].lo > cur) {
+            uint64_t gap = busy[b].lo - cur;
             if (gap >= need) {
                 if (!best_fit) return cur;
                 if (gap < best_gap) best_gap = gap, best = cur;
             }
         }
-        if (k->busy[b].hi > cur) cur = k->busy[b].hi;
+        if (busy[b].hi > cur) cur = busy[b].hi;
     }
     return best != UINT64_MAX ? best : cur;
 }
@@ -229,15 +258,68 @@ static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
     return peak;
 }
 
-enum { ORD_SIZE, ORD_LENGTH, ORD_AREA, ORD_CONFLICT, N_ORD };
+enum { ORD_SIZE, ORD_LENGTH, ORD_AREA, ORD_CONFLICT, ORD_SIZE_START, ORD_START, ORD_SIZE_END,
+       ORD_BREADTH, N_ORD };
+
+/* Per item: the most bytes live at any one node of its lifetime (the
+ * "breadth" of its busiest node), by a sweep and a sparse table. */
+static uint64_t *item_breadth(const pk *k) {
+    int32_t tmax = 0;
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->e[i] + 1 > tmax) tmax = k->e[i] + 1;
+    uint64_t *d = mp_xcalloc((size_t)tmax + 2, sizeof *d), *sub = mp_xcalloc((size_t)tmax + 2, sizeof *sub);
+    for (uint32_t i = 0; i < k->n; i++) {
+        d[k->s[i]] += k->size[i];
+        sub[k->e[i] + 1] += k->size[i];
+    }
+    uint32_t levels = 1;
+    while ((1u << levels) <= (uint32_t)tmax) levels++;
+    uint64_t **tab = mp_xmalloc(levels * sizeof *tab);
+    tab[0] = mp_xmalloc(((size_t)tmax + 1) * sizeof **tab);
+    uint64_t live = 0;
+    for (int32_t t = 0; t < tmax; t++) {
+        live = live + d[t] - sub[t];
+        tab[0][t] = live;
+    }
+    for (uint32_t l = 1; l < levels; l++) {
+        tab[l] = mp_xmalloc(((size_t)tmax + 1) * sizeof **tab);
+        for (int32_t t = 0; t + (1 << l) <= tmax; t++) {
+            uint64_t a = tab[l - 1][t], b = tab[l - 1][t + (1 << (l - 1))];
+            tab[l][t] = a > b ? a : b;
+        }
+    }
+    uint64_t *out = mp_xmalloc((k->n + 1) * sizeof *out);
+    for (uint32_t i = 0; i < k->n; i++) {
+        int32_t a = k->s[i], b = k->e[i];
+        uint32_t l = 0;
+        while ((2 << l) <= b - a + 1) l++;
+        uint64_t x = tab[l][a], y = tab[l][b + 1 - (1 << l)];
+        out[i] = x > y ? x : y;
+    }
+    for (uint32_t l = 0; l < levels; l++) free(tab[l]);
+    free(tab);
+    free(d);
+    free(sub);
+    return out;
+}
 
 static void make_order(const pk *k, int kind, uint32_t *order) {
     keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    uint64_t *breadth = kind == ORD_BREADTH ? item_breadth(k) : NULL;
     for (uint32_t i = 0; i < k->n; i++) {
         uint64_t len = (uint64_t)(k->e[i] - k->s[i] + 1), k1 = k->size[i], k2 = len;
         if (kind == ORD_LENGTH) k1 = len, k2 = k->size[i];
         else if (kind == ORD_AREA) {
             if (!mp_mul_u64(k->size[i], len, &k1)) k1 = UINT64_MAX;
+        } else if (kind == ORD_BREADTH) {
+            k1 = breadth[i];
+        } else if (kind == ORD_SIZE_START) {
+            k2 = UINT64_MAX - (uint64_t)k->s[i];
+        } else if (kind == ORD_START) {
+            k1 = UINT64_MAX - (uint64_t)k->s[i];
+            k2 = k->size[i];
+        } else if (kind == ORD_SIZE_END) {
+            k2 = (uint64_t)k->e[i];
         } else if (kind == ORD_CONFLICT) {
             uint64_t c = 0;
             for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++)
@@ -250,6 +332,130 @@ static void make_order(const pk *k, int kind, uint32_t *order) {
     qsort(v, k->n, sizeof *v, cmp_keyed_desc);
     for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
     free(v);
+    free(breadth);
+}
+
+/* Order by up to three keys named by letters, each descending, ties by
+ * index: A area, W width (lifetime length), Z size, T the busiest node's
+ * live bytes, O conflict count, L start, U end. */
+typedef struct keyed3 {
+    uint64_t k[3];
+    uint32_t i;
+} keyed3;
+
+static int cmp_keyed3(const void *a, const void *b) {
+    const keyed3 *x = a, *y = b;
+    for (int j = 0; j < 3; j++)
+        if (x->k[j] != y->k[j]) return x->k[j] > y->k[j] ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static void letter_order(const pk *k, const char *keys, uint32_t *order) {
+    keyed3 *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    uint64_t *breadth = strchr(keys, 'T') ? item_breadth(k) : NULL;
+    for (uint32_t i = 0; i < k->n; i++) {
+        v[i].i = i;
+        uint64_t w = (uint64_t)(k->e[i] - k->s[i] + 1);
+        for (int j = 0; j < 3; j++) {
+            uint64_t x = 0;
+            switch (keys[j]) {
+            case 'A':
+                if (!mp_mul_u64(k->size[i], w, &x)) x = UINT64_MAX;
+                break;
+            case 'W': x = w; break;
+            case 'Z': x = k->size[i]; break;
+            case 'T': x = breadth[i]; break;
+            case 'O': x = k->adj_at[i + 1] - k->adj_at[i]; break;
+            case 'L': x = (uint64_t)k->s[i]; break;
+            case 'U': x = (uint64_t)k->e[i]; break;
+            case 'l': x = UINT64_MAX - (uint64_t)k->s[i]; break;
+            case 'u': x = UINT64_MAX - (uint64_t)k->e[i]; break;
+            default: break;
+            }
+            v[i].k[j] = x;
+        }
+    }
+    qsort(v, k->n, sizeof *v, cmp_keyed3);
+    for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
+    free(v);
+    free(breadth);
+}
+
+/* ------------------------------------------------- bottom-up greedy */
+
+/* Place items bottom-up: each step the unplaced item whose lowest
+ * possible offset (the highest top of the placed items it overlaps) is
+ * least, ties by `rank`.  Offsets never decrease, so no hole is left
+ * below.  The keys live in a 2-d tree (kd.c) that raises every
+ * overlapping item's key when an item is placed: exact, and near
+ * O(n sqrt n) in the worst case. */
+static uint64_t bottom_up(pk *k, const uint32_t *rank, uint64_t *off, uint32_t *support) {
+    uint32_t n = k->n;
+    kd *t = kd_new(k->s, k->e, rank, n);
+    uint64_t peak = 0;
+    /* fixed items: out of the tree, they only raise the others */
+    for (uint32_t i = 0; i < n; i++) {
+        if (!k->it[k->id[i]].fixed) continue;
+        off[i] = k->it[k->id[i]].offset;
+        support[i] = UINT32_MAX;
+        kd_remove(t, i);
+        uint64_t top = off[i] + k->size[i];
+        kd_raise(t, k->s[i], k->e[i], top, i);
+        if (top > peak) peak = top;
+    }
+    uint32_t i;
+    uint64_t mo;
+    while (kd_min(t, &i, &mo)) {
+        uint32_t below = kd_remove(t, i);
+        off[i] = mo;
+        support[i] = mo ? below : UINT32_MAX;
+        uint64_t top = mo + k->size[i];
+        kd_raise(t, k->s[i], k->e[i], top, i);
+        if (top > peak) peak = top;
+    }
+    k->work += kd_work(t);
+    kd_free(t);
+    return peak;
+}
+
+/* --------------------------------------------------------- compaction */
+
+static int cmp_by_offset(const void *a, const void *b) {
+    const keyed *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 < y->k1 ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Let every item fall to the lowest place it fits with all others where
+ * they are, lowest items first, until nothing moves.  A move never goes
+ * up (the current place fits), so the peak never grows. */
+static uint64_t compact(pk *k, uint64_t *off, uint32_t max_passes) {
+    keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    memcpy(k->off, off, k->n * sizeof *k->off);
+    memset(k->placed, 1, k->n);
+    bool moved = true;
+    for (uint32_t pass = 0; pass < max_passes && moved; pass++) {
+        moved = false;
+        for (uint32_t i = 0; i < k->n; i++) v[i] = (keyed){k->off[i], 0, i};
+        qsort(v, k->n, sizeof *v, cmp_by_offset);
+        for (uint32_t q = 0; q < k->n; q++) {
+            uint32_t i = v[q].i;
+            if (k->it[k->id[i]].fixed || k->off[i] == 0) continue;
+            k->placed[i] = 0;
+            uint64_t at = place(k, i, false);
+            if (at < k->off[i]) {
+                k->off[i] = at;
+                moved = true;
+            }
+            k->placed[i] = 1;
+        }
+    }
+    uint64_t peak = 0;
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->off[i] + k->size[i] > peak) peak = k->off[i] + k->size[i];
+    memcpy(off, k->off, k->n * sizeof *off);
+    free(v);
+    return peak;
 }
 
 /* ----------------------------------------------------- iterated greedy */
@@ -261,24 +467,40 @@ static uint64_t rnd(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-/* Move an item that touches the peak earlier in the order; keep the move
- * when the peak does not grow.  Stops at the lower bound or the budget. */
-static uint64_t improve(pk *k, uint32_t *order, bool best_fit, uint64_t peak, uint64_t lower,
-                        uint64_t budget, uint64_t *best_off) {
+/* The items a top item rests on, down to the floor (bottom-up layouts). */
+static uint32_t chain(const pk *k, const uint64_t *off, const uint32_t *support, uint64_t peak,
+                      uint32_t *out, uint64_t *seed) {
+    uint32_t nc = 0, n = k->n, top = UINT32_MAX, seen = 0;
+    for (uint32_t i = 0; i < n; i++) /* a random one of the items at the peak */
+        if (off[i] + k->size[i] == peak && !k->it[k->id[i]].fixed && rnd(seed) % ++seen == 0) top = i;
+    for (uint32_t i = top; i != UINT32_MAX && nc < n; i = support[i]) out[nc++] = i;
+    return nc;
+}
+
+/* Iterated greedy: move an item of the chain under the peak earlier in the
+ * order, lay out again, keep the move when the peak does not grow.  Stops
+ * at the lower bound or when the budget is spent. */
+static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint64_t peak,
+                        uint64_t lower, uint64_t budget, uint64_t *best_off, uint32_t *support) {
     uint32_t n = k->n;
-    uint32_t *cand = mp_xmalloc((n + 1) * sizeof *cand);
-    uint32_t *pos = mp_xmalloc((n + 1) * sizeof *pos);
-    uint32_t *crit = mp_xmalloc((n + 1) * sizeof *crit);
+    if (n < 2) return peak;
+    uint32_t *cand = mp_xmalloc((n + 1) * sizeof *cand), *pos = mp_xmalloc((n + 1) * sizeof *pos);
+    uint32_t *crit = mp_xmalloc((n + 1) * sizeof *crit), *rank = mp_xmalloc((n + 1) * sizeof *rank);
+    uint32_t *sup2 = mp_xmalloc((n + 1) * sizeof *sup2);
     uint64_t seed = 0x6d656d706c616eull ^ n, start = k->work;
     while (peak > lower && k->work - start < budget) {
-        uint32_t nc = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (best_off[i] + k->size[i] == peak && !k->it[k->id[i]].fixed) crit[nc++] = i;
+        uint32_t nc;
+        if (bottom) {
+            nc = chain(k, best_off, support, peak, crit, &seed);
+        } else {
+            nc = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (best_off[i] + k->size[i] == peak && !k->it[k->id[i]].fixed) crit[nc++] = i;
+        }
         if (!nc) break;
         for (uint32_t q = 0; q < n; q++) pos[order[q]] = q;
         uint32_t c = crit[rnd(&seed) % nc], p = pos[c];
-        if (p == 0) { /* already first: shuffle a neighbour pair instead */
-            if (n < 2) break;
+        if (p == 0) { /* already first: move some other item instead */
             p = 1 + (uint32_t)(rnd(&seed) % (n - 1));
             c = order[p];
         }
@@ -286,20 +508,52 @@ static uint64_t improve(pk *k, uint32_t *order, bool best_fit, uint64_t peak, ui
         memcpy(cand, order, n * sizeof *cand);
         memmove(cand + to + 1, cand + to, (p - to) * sizeof *cand);
         cand[to] = c;
-        uint64_t got = layout(k, cand, best_fit);
+        uint64_t got;
+        if (bottom) {
+            for (uint32_t q = 0; q < n; q++) rank[cand[q]] = q;
+            got = bottom_up(k, rank, k->off, sup2);
+        } else {
+            got = layout(k, cand, best_fit);
+        }
         if (got <= peak) {
             peak = got;
             memcpy(order, cand, n * sizeof *order);
             memcpy(best_off, k->off, n * sizeof *best_off);
+            if (bottom) memcpy(support, sup2, n * sizeof *support);
         }
     }
     free(cand);
     free(pos);
     free(crit);
+    free(rank);
+    free(sup2);
     return peak;
 }
 
 /* ---------------------------------------------------------------- solve */
+
+static const char *const BOTTOM_UP_ORDERS[] = {"WAT", "TAW", "TWA", "AWT", "ZWT", "TZW", "OAW"};
+#define N_BOTTOM_UP 7
+
+typedef struct best {
+    uint64_t peak;
+    bool bottom, best_fit;
+    uint32_t heuristic;
+    uint64_t *off;
+    uint32_t *order, *support;
+} best;
+
+static void keep(pk *k, best *b, uint64_t got, bool bottom, bool best_fit, uint32_t h,
+                 const uint32_t *order, const uint32_t *support) {
+    if (got >= b->peak) return;
+    b->peak = got;
+    b->bottom = bottom;
+    b->best_fit = best_fit;
+    b->heuristic = h;
+    memcpy(b->off, k->off, k->n * sizeof *b->off);
+    memcpy(b->order, order, k->n * sizeof *b->order);
+    if (support) memcpy(b->support, support, k->n * sizeof *b->support);
+}
 
 uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
     memset(st, 0, sizeof *st);
@@ -319,54 +573,49 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
         k.s[i] = items[k.id[i]].start;
         k.e[i] = items[k.id[i]].end;
     }
-    uint32_t *order = by_start(&k);
+    k.off = mp_xmalloc((k.n + 1) * sizeof *k.off);
+    k.placed = mp_xmalloc(k.n + 1);
+    best b = {UINT64_MAX, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
+              mp_xmalloc((k.n + 1) * sizeof(uint32_t)), mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
+    uint32_t *order = by_start(&k), *rank = mp_xmalloc((k.n + 1) * sizeof *rank);
+    uint32_t *support = mp_xmalloc((k.n + 1) * sizeof *support);
     uint64_t pairs = count_pairs(&k, order);
-    uint64_t peak;
-    if (pairs > PK_MAX_PAIRS) {
-        free(order);
-        peak = pk_sweep(items, n);
-        st->heuristic = 100;
-    } else {
-        build_conflicts(&k, order, pairs);
-        k.off = mp_xmalloc((k.n + 1) * sizeof *k.off);
-        k.placed = mp_xmalloc(k.n + 1);
-        k.busy = mp_xmalloc((k.n + 1) * sizeof *k.busy);
-        uint64_t *best_off = mp_xmalloc((k.n + 1) * sizeof *best_off);
-        uint32_t *best_order = mp_xmalloc((k.n + 1) * sizeof *best_order);
-        peak = UINT64_MAX;
-        bool best_fit = false;
-        for (int kind = 0; kind < N_ORD && peak > st->lower_bound; kind++) {
+    bool adj = pairs <= PK_MAX_PAIRS;
+
+    if (adj) build_conflicts(&k, order, pairs);
+    /* bottom-up: needs no conflict graph (the "O" key does: skipped) */
+    for (int h = 0; h < N_BOTTOM_UP && b.peak > st->lower_bound; h++) {
+        if (!adj && strchr(BOTTOM_UP_ORDERS[h], 'O')) continue;
+        letter_order(&k, BOTTOM_UP_ORDERS[h], order);
+        for (uint32_t q = 0; q < k.n; q++) rank[order[q]] = q;
+        keep(&k, &b, bottom_up(&k, rank, k.off, support), true, false, (uint32_t)h, order, support);
+    }
+    if (adj) { /* first fit (and best fit) over orderings */
+        uint32_t max_deg = 0;
+        for (uint32_t i = 0; i < k.n; i++)
+            if (k.adj_at[i + 1] - k.adj_at[i] > max_deg) max_deg = k.adj_at[i + 1] - k.adj_at[i];
+        k.busy = mp_xmalloc((max_deg + 1) * sizeof *k.busy);
+        k.busy2 = mp_xmalloc((max_deg + 1) * sizeof *k.busy2);
+        k.bucket = mp_xmalloc((max_deg + 2) * sizeof *k.bucket);
+        for (int kind = 0; kind < N_ORD && b.peak > st->lower_bound; kind++) {
             make_order(&k, kind, order);
-            for (int fit = 0; fit < (kind == ORD_SIZE ? 2 : 1); fit++) {
-                uint64_t got = layout(&k, order, fit == 1);
-                if (got < peak) {
-                    peak = got;
-                    best_fit = fit == 1;
-                    st->heuristic = (uint32_t)(kind * 2 + fit);
-                    memcpy(best_off, k.off, k.n * sizeof *best_off);
-                    memcpy(best_order, order, k.n * sizeof *best_order);
-                }
-            }
+            for (int fit = 0; fit < (kind == ORD_SIZE ? 2 : 1); fit++)
+                keep(&k, &b, layout(&k, order, fit == 1), false, fit == 1, 10 + (uint32_t)kind, order, NULL);
         }
-        if (k.n) peak = improve(&k, best_order, best_fit, peak, st->lower_bound, prm->work, best_off);
-        else peak = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (items[i].fixed && items[i].offset + items[i].size > peak)
-                peak = items[i].offset + items[i].size;
-        for (uint32_t i = 0; i < k.n; i++) items[k.id[i]].offset = best_off[i];
-        if (prm->exact && peak > st->lower_bound) {
-            st->exact_ran = true;
-            peak = pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal,
-                            &st->proved_bound, &k.work);
-        }
-        free(order);
-        free(best_off);
-        free(best_order);
-        free(k.adj_at);
-        free(k.adj);
-        free(k.off);
-        free(k.placed);
-        free(k.busy);
+    }
+    uint64_t peak = k.n ? b.peak : 0;
+    if (k.n && peak > st->lower_bound && (adj || b.bottom))
+        peak = improve(&k, b.bottom, b.best_fit, b.order, peak, st->lower_bound, prm->work, b.off,
+                       b.support);
+    if (adj && k.n && peak > st->lower_bound) peak = compact(&k, b.off, 2);
+    st->heuristic = b.heuristic;
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed && items[i].offset + items[i].size > peak) peak = items[i].offset + items[i].size;
+    for (uint32_t i = 0; i < k.n; i++) items[k.id[i]].offset = b.off[i];
+    if (prm->exact && peak > st->lower_bound) {
+        st->exact_ran = true;
+        peak = pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal, &st->proved_bound,
+                        &k.work);
     }
     st->peak = peak;
     if (peak == st->lower_bound) {
@@ -376,6 +625,19 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
         st->proved_bound = st->lower_bound;
     }
     st->work_used = k.work;
+    free(order);
+    free(rank);
+    free(support);
+    free(b.off);
+    free(b.order);
+    free(b.support);
+    free(k.adj_at);
+    free(k.adj);
+    free(k.off);
+    free(k.placed);
+    free(k.busy);
+    free(k.busy2);
+    free(k.bucket);
     free(k.id);
     free(k.size);
     free(k.s);

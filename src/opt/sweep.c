@@ -181,6 +181,7 @@ uint64_t pk_sweep(pk_item *items, uint32_t n) {
             continue;
         }
         uint64_t at = first_fit(&g, it->size);
+
         if (at == UINT64_MAX) {
             it->offset = top;
             top += it->size;
