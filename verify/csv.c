@@ -1,17 +1,22 @@
 /* csv.c - `memplan import-csv`: a MiniMalloc / idealloc allocation problem
  * (CSV: id,lower,upper,size; lifetimes half-open [lower, upper)) as a graph.
  *
- * Time points are compressed to their ranks, which keeps exactly the
- * overlaps (l1 < u2 iff rank(l1) < rank(u2)).  Node k defines the buffers
- * that start at rank k (out=) and names those that end there (in=), so a
- * buffer [l, u) is live at nodes rank(l)..rank(u)-1.  The last node is an
- * empty output node.  Sizes are kept exact: plan with --alignment 1. */
+ * Node t is time t: it defines the buffers that start at t (out=) and
+ * names those whose last time is t (in=), so a buffer [l, u) is live at
+ * nodes l..u-1 and keeps its real width (which orders the exact search).
+ * Only when the time span exceeds MAX_NODES are time points compressed to
+ * their ranks, which keeps exactly the overlaps (l1 < u2 iff rank(l1) <
+ * rank(u2)).  The last node is an empty output node.  Sizes are kept
+ * exact: plan with --alignment 1. */
 #include "util.h"
 
 #include <stdio.h>
 
+#define MAX_NODES 4000000u
+
 typedef struct row {
-    uint64_t id, lo, hi, size;
+    uint64_t lo, hi, size;
+    char id[40]; /* the buffer's label, as in the file (comment only) */
 } row;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -84,8 +89,15 @@ int mp_import_csv(const char *data, size_t len, const char *name, mp_buf *out, m
             continue;
         }
         row r;
-        uint64_t *dst[4] = {&r.id, &r.lo, &r.hi, &r.size};
-        for (int k = 0; k < 4 && rc == MP_OK; k++)
+        uint64_t *dst[4] = {NULL, &r.lo, &r.hi, &r.size};
+        if (col[0] >= nf) rc = mp_err_set(err, MP_EFORMAT, "%s:%d: missing id", name, line);
+        else {
+            size_t j = 0; /* keep a printable label */
+            for (const char *c = f[col[0]]; *c && j + 1 < sizeof r.id; c++)
+                r.id[j++] = (*c > ' ' && *c < 127 && *c != '#') ? *c : '_';
+            r.id[j] = 0;
+        }
+        for (int k = 1; k < 4 && rc == MP_OK; k++)
             if (col[k] >= nf || !num(f[col[k]], dst[k]))
                 rc = mp_err_set(err, MP_EFORMAT, "%s:%d: bad %s value", name, line, keys[k]);
         if (rc) break;
@@ -106,6 +118,11 @@ int mp_import_csv(const char *data, size_t len, const char *name, mp_buf *out, m
         size_t nt = 0;
         for (size_t i = 0; i < 2 * nr; i++)
             if (!nt || t[nt - 1] != t[i]) t[nt++] = t[i];
+        if (t[nt - 1] < MAX_NODES) { /* real time: every point 0..max is a node */
+            nt = (size_t)t[nt - 1] + 1;
+            t = mp_xrealloc(t, (nt + 1) * sizeof *t);
+            for (size_t i = 0; i < nt; i++) t[i] = i;
+        }
         /* per node: buffers starting and ending there (counting sort) */
         size_t *starts = mp_xcalloc(nt + 1, sizeof *starts), *ends = mp_xcalloc(nt + 1, sizeof *ends);
         size_t *s_at = mp_xmalloc(nr * sizeof *s_at), *e_at = mp_xmalloc(nr * sizeof *e_at);
@@ -126,7 +143,7 @@ int mp_import_csv(const char *data, size_t len, const char *name, mp_buf *out, m
         for (size_t i = 0; i < nr; i++) {
             mp_buf_printf(out, "tensor b%zu ", i);
             mp_buf_u64(out, rows[i].size);
-            mp_buf_printf(out, "  # id %llu [%llu,%llu)\n", (unsigned long long)rows[i].id,
+            mp_buf_printf(out, "  # id %s [%llu,%llu)\n", rows[i].id,
                           (unsigned long long)rows[i].lo, (unsigned long long)rows[i].hi);
         }
         for (size_t k = 0; k + 1 < nt; k++) { /* the last time point only ends buffers */

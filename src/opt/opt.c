@@ -262,7 +262,7 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b) {
         push_item(&iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
     uint64_t share = c->total_items ? c->work_total * iv.n / c->total_items : 0;
     pk_params prm = {share < 4000 ? 4000 : share, c->o->exact,
-                     (uint64_t)c->o->exact_ms * PK_WORK_PER_MS};
+                     (uint64_t)c->o->exact_ms * PK_EXACT_WORK_PER_MS};
     pk_stats st;
     uint64_t peak = pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
     if (c->o->exact && st.exact_ran)

@@ -261,44 +261,66 @@ static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
 enum { ORD_SIZE, ORD_LENGTH, ORD_AREA, ORD_CONFLICT, ORD_SIZE_START, ORD_START, ORD_SIZE_END,
        ORD_BREADTH, N_ORD };
 
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint32_t find_point(const int32_t *pts, uint32_t n, int32_t t) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) { /* last point <= t */
+        uint32_t mid = (lo + hi) / 2;
+        if (pts[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
 /* Per item: the most bytes live at any one node of its lifetime (the
- * "breadth" of its busiest node), by a sweep and a sparse table. */
+ * "breadth" of its busiest node).  Live bytes only change at starts and
+ * ends, so the sweep runs over those points alone, and a sparse table
+ * answers each item's range maximum: O(n log n) whatever the node count. */
 static uint64_t *item_breadth(const pk *k) {
-    int32_t tmax = 0;
-    for (uint32_t i = 0; i < k->n; i++)
-        if (k->e[i] + 1 > tmax) tmax = k->e[i] + 1;
-    uint64_t *d = mp_xcalloc((size_t)tmax + 2, sizeof *d), *sub = mp_xcalloc((size_t)tmax + 2, sizeof *sub);
-    for (uint32_t i = 0; i < k->n; i++) {
-        d[k->s[i]] += k->size[i];
-        sub[k->e[i] + 1] += k->size[i];
+    uint32_t n = k->n, np = 0;
+    int32_t *pts = mp_xmalloc((2 * (size_t)n + 1) * sizeof *pts);
+    for (uint32_t i = 0; i < n; i++) pts[np++] = k->s[i], pts[np++] = k->e[i] + 1;
+    qsort(pts, np, sizeof *pts, cmp_i32);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < np; i++)
+        if (!m || pts[m - 1] != pts[i]) pts[m++] = pts[i];
+    uint64_t *add = mp_xcalloc(m + 1, sizeof *add), *sub = mp_xcalloc(m + 1, sizeof *sub);
+    for (uint32_t i = 0; i < n; i++) {
+        add[find_point(pts, m, k->s[i])] += k->size[i];
+        sub[find_point(pts, m, k->e[i] + 1)] += k->size[i];
     }
     uint32_t levels = 1;
-    while ((1u << levels) <= (uint32_t)tmax) levels++;
+    while ((1u << levels) <= m) levels++;
     uint64_t **tab = mp_xmalloc(levels * sizeof *tab);
-    tab[0] = mp_xmalloc(((size_t)tmax + 1) * sizeof **tab);
+    tab[0] = mp_xmalloc(((size_t)m + 1) * sizeof **tab);
     uint64_t live = 0;
-    for (int32_t t = 0; t < tmax; t++) {
-        live = live + d[t] - sub[t];
+    for (uint32_t t = 0; t < m; t++) { /* live bytes on [pts[t], pts[t+1]) */
+        live = live + add[t] - sub[t];
         tab[0][t] = live;
     }
     for (uint32_t l = 1; l < levels; l++) {
-        tab[l] = mp_xmalloc(((size_t)tmax + 1) * sizeof **tab);
-        for (int32_t t = 0; t + (1 << l) <= tmax; t++) {
-            uint64_t a = tab[l - 1][t], b = tab[l - 1][t + (1 << (l - 1))];
+        tab[l] = mp_xmalloc(((size_t)m + 1) * sizeof **tab);
+        for (uint32_t t = 0; t + (1u << l) <= m; t++) {
+            uint64_t a = tab[l - 1][t], b = tab[l - 1][t + (1u << (l - 1))];
             tab[l][t] = a > b ? a : b;
         }
     }
-    uint64_t *out = mp_xmalloc((k->n + 1) * sizeof *out);
-    for (uint32_t i = 0; i < k->n; i++) {
-        int32_t a = k->s[i], b = k->e[i];
+    uint64_t *out = mp_xmalloc((n + 1) * sizeof *out);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t a = find_point(pts, m, k->s[i]), b = find_point(pts, m, k->e[i]);
         uint32_t l = 0;
-        while ((2 << l) <= b - a + 1) l++;
-        uint64_t x = tab[l][a], y = tab[l][b + 1 - (1 << l)];
+        while ((2u << l) <= b - a + 1) l++;
+        uint64_t x = tab[l][a], y = tab[l][b + 1 - (1u << l)];
         out[i] = x > y ? x : y;
     }
     for (uint32_t l = 0; l < levels; l++) free(tab[l]);
     free(tab);
-    free(d);
+    free(pts);
+    free(add);
     free(sub);
     return out;
 }

@@ -38,6 +38,8 @@ typedef struct pk_stats {
 /* Work units per millisecond of --budget-ms: a fixed calibration (measured
  * once on a 2-core x86-64 machine), so budgets mean the same work anywhere. */
 #define PK_WORK_PER_MS 40000u
+/* The exact search's units are cheaper (array scans): its own rate. */
+#define PK_EXACT_WORK_PER_MS 250000u
 
 /* Lay out the items (offsets written back); returns the peak. */
 uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *p, pk_stats *st);
