@@ -19,9 +19,12 @@ ALL_CFLAGS = $(STD) $(WARN) -Iinclude -Isrc/util $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS  := -lsqlite3 -lm
 
 LIB_SRC := $(wildcard src/util/*.c src/graph/*.c src/plan/*.c src/opt/*.c \
-                      ref/*.c verify/*.c)
+                      src/viz/*.c ref/*.c verify/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 HDRS    := $(wildcard include/*.h src/*/*.h ref/*.h verify/*.h)
+
+# Extra test prerequisites and steps: modules (fuzz/fuzz.mk) append to these.
+TEST_DEPS :=
 
 B := build
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
@@ -63,10 +66,11 @@ TEST_CFLAGS := -O1 -g $(SAN_FLAGS)
 TEST_SRC := $(wildcard tests/*.c)
 
 test:
-	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(T)/memplan $(T)/unit
+	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(T)/memplan $(T)/unit $(TEST_DEPS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(T)/unit --jobs 2 --short-filename
-	MEMPLAN=$(T)/memplan sh tests/cli/run.sh
+	@set -e; for s in tests/cli/*.sh; do \
+	  echo "== $$s"; MEMPLAN=$(T)/memplan BUILD=$(T) sh $$s; done
 
 $(T)/unit: $(TEST_SRC) $(T)/libmemplan.a $(HDRS)
 	$(CC) $(ALL_CFLAGS) -Isrc -Iref -o $@ $(TEST_SRC) $(T)/libmemplan.a -lcriterion $(LDLIBS)
@@ -83,3 +87,5 @@ install: all
 
 clean:
 	rm -rf build
+
+-include fuzz/fuzz.mk

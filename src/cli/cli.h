@@ -42,6 +42,11 @@ int mp_cmd_import_csv(int argc, char **argv);
 int mp_cmd_harness(int argc, char **argv);
 int mp_cmd_report(int argc, char **argv);
 int mp_cmd_gate(int argc, char **argv);
+/* cmd_viz.c: pictures of a plan */
+int mp_cmd_trace(int argc, char **argv);
+int mp_cmd_svg(int argc, char **argv);
+/* cmd_campaign.c: record a fuzzing campaign in the metrics store */
+int mp_cmd_record_campaign(int argc, char **argv);
 int mp_parse_algos(const char *list, uint32_t *algos, uint32_t *n);
 /* Verify and print the report (text or JSON); returns 0, 1 or 2. */
 int mp_verify_and_print(const mp_program *prog, const mp_plan *plan, bool json,
