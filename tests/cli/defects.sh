@@ -1,0 +1,41 @@
+#!/bin/sh
+# The known ExecuTorch defects (corpus/defects, docs/deviations.md): for each
+# graph, ExecuTorch's plan (--et-exact) is reproduced exactly and rejected by
+# the verifier naming the right rule (or refused, exit 3, as ExecuTorch
+# raises); the repaired plan is exactly the recorded one and valid; the
+# optimized planner's plan is valid too.
+set -u
+M=${MEMPLAN:-build/memplan}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for g in corpus/defects/*.mpg; do
+    b=${g%.mpg}
+    # shellcheck disable=SC2046
+    "$M" plan $(cat "$b.et.args") "$g" >"$T/et.mpp" 2>"$T/err"; rc=$?
+    if [ -e "$b.et.rc" ]; then
+        [ "$rc" = "$(cat "$b.et.rc")" ] && ok || bad "$g: --et-exact exit $rc, want $(cat "$b.et.rc")"
+    else
+        [ "$rc" = 0 ] && cmp -s "$T/et.mpp" "$b.et.mpp" && ok || bad "$g: --et-exact plan differs (exit $rc)"
+        "$M" verify "$g" "$T/et.mpp" >"$T/v" 2>&1; vrc=$?
+        [ "$vrc" = 1 ] && ok || bad "$g: ExecuTorch's plan not rejected (exit $vrc)"
+        for rule in $(cat "$b.et.rule"); do
+            grep -q ": $rule: " "$T/v" && ok || { bad "$g: verifier did not name '$rule'"; cat "$T/v"; }
+        done
+    fi
+    # shellcheck disable=SC2046
+    "$M" plan $(cat "$b.fixed.args") "$g" >"$T/fx.mpp" 2>"$T/err"; rc=$?
+    if [ -e "$b.fixed.rc" ]; then
+        [ "$rc" = "$(cat "$b.fixed.rc")" ] && ok || bad "$g: repaired exit $rc, want $(cat "$b.fixed.rc")"
+    else
+        [ "$rc" = 0 ] && cmp -s "$T/fx.mpp" "$b.fixed.mpp" && ok || bad "$g: repaired plan differs (exit $rc)"
+        "$M" verify "$g" "$T/fx.mpp" >"$T/v" 2>&1 && ok || { bad "$g: repaired plan invalid"; cat "$T/v"; }
+        opts=$(sed 's/--algo greedy//' "$b.fixed.args")
+        # shellcheck disable=SC2086
+        "$M" plan --algo opt $opts --verify "$g" >/dev/null 2>"$T/v" && ok || { bad "$g: opt plan invalid"; cat "$T/v"; }
+    fi
+done
+echo "defects: $pass passed, $fail failed"
+[ "$fail" = 0 ]
