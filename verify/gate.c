@@ -218,7 +218,7 @@ int mp_gate(mp_db *d, const char *baseline, bool update, mp_buf *out, bool *pass
     snprintf(q, sizeof q, Q_ROWS, "results WHERE run_id = ?1");
     brows now = {0}, base = {0};
     int rc = read_rows(db, q, run, &now, err);
-    qsort(now.v, now.n, sizeof *now.v, cmp_brow);
+    if (now.n) qsort(now.v, now.n, sizeof *now.v, cmp_brow);
     if (rc == MP_OK && update) {
         sqlite3_stmt *st;
         sqlite3_prepare_v2(db, "SELECT coalesce(seed,0), coalesce(count,0) FROM runs WHERE id = ?1", -1, &st, NULL);
@@ -240,7 +240,7 @@ int mp_gate(mp_db *d, const char *baseline, bool update, mp_buf *out, bool *pass
             *passed = true;
         }
     } else if (rc == MP_OK && (rc = load_baseline(baseline, &base, err)) == MP_OK) {
-        qsort(base.v, base.n, sizeof *base.v, cmp_brow);
+        if (base.n) qsort(base.v, base.n, sizeof *base.v, cmp_brow);
         size_t n = compare(&base, &now, out);
         if (n > 200) mp_buf_printf(out, "... and %zu more\n", n - 200);
         *passed = n == 0;

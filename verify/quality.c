@@ -88,7 +88,7 @@ typedef struct lb {
 
 /* Largest over nodes of live bytes (events) plus extra[node]. */
 static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf) {
-    qsort(e->v, e->n, sizeof *e->v, cmp_ev);
+    if (e->n) qsort(e->v, e->n, sizeof *e->v, cmp_ev);
     uint64_t live = 0, best = 0;
     size_t i = 0, q = 0;
     while (i < e->n || q < ncf) {
