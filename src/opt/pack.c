@@ -19,6 +19,7 @@
  * does not grow, until the lower bound or the work budget is reached. */
 #include "pack.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "kd.h"
@@ -554,8 +555,27 @@ static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint
 
 /* ---------------------------------------------------------------- solve */
 
-static const char *const BOTTOM_UP_ORDERS[] = {"WAT", "TAW", "TWA", "AWT", "ZWT", "TZW", "OAW"};
-#define N_BOTTOM_UP 7
+/* Constructions in the order they are tried: first fit in decreasing
+ * size then start (the best single one on real models), bottom-up by area
+ * then width then busiest node (MiniMalloc's letters), ... */
+typedef struct construction {
+    bool bottom_up;
+    const char *keys; /* bottom-up rank letters */
+    int ff_order;     /* first-fit ordering */
+    bool best_fit;
+} construction;
+
+static const construction CONSTRUCTIONS[] = {
+    {false, NULL, ORD_SIZE_START, false}, {true, "AWT", 0, false},
+    {false, NULL, ORD_SIZE_END, false},   {true, "OAW", 0, false},
+    {true, "TWA", 0, false},              {true, "TAW", 0, false},
+    {true, "WAT", 0, false},              {false, NULL, ORD_SIZE, false},
+    {false, NULL, ORD_SIZE, true},        {true, "ZWT", 0, false},
+    {true, "TZW", 0, false},              {false, NULL, ORD_LENGTH, false},
+    {false, NULL, ORD_CONFLICT, false},   {false, NULL, ORD_AREA, false},
+    {false, NULL, ORD_BREADTH, false},    {false, NULL, ORD_START, false},
+};
+#define N_CONSTRUCTIONS (int)(sizeof CONSTRUCTIONS / sizeof *CONSTRUCTIONS)
 
 typedef struct best {
     uint64_t peak;
@@ -603,33 +623,56 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
     uint32_t *support = mp_xmalloc((k.n + 1) * sizeof *support);
     uint64_t pairs = count_pairs(&k, order);
     bool adj = pairs <= PK_MAX_PAIRS;
-
     if (adj) build_conflicts(&k, order, pairs);
-    /* bottom-up: needs no conflict graph (the "O" key does: skipped) */
-    for (int h = 0; h < N_BOTTOM_UP && b.peak > st->lower_bound; h++) {
-        if (!adj && strchr(BOTTOM_UP_ORDERS[h], 'O')) continue;
-        letter_order(&k, BOTTOM_UP_ORDERS[h], order);
-        for (uint32_t q = 0; q < k.n; q++) rank[order[q]] = q;
-        keep(&k, &b, bottom_up(&k, rank, k.off, support), true, false, (uint32_t)h, order, support);
+    { /* the time-ordered baseline: O(n log n), any size */
+        uint64_t got = pk_sweep(items, n);
+        for (uint32_t i = 0; i < k.n; i++) {
+            k.off[i] = items[k.id[i]].offset;
+            support[i] = UINT32_MAX;
+        }
+        keep(&k, &b, got, false, false, 99, order, support);
     }
-    if (adj) { /* first fit (and best fit) over orderings */
+    if (adj) {
         uint32_t max_deg = 0;
         for (uint32_t i = 0; i < k.n; i++)
             if (k.adj_at[i + 1] - k.adj_at[i] > max_deg) max_deg = k.adj_at[i + 1] - k.adj_at[i];
         k.busy = mp_xmalloc((max_deg + 1) * sizeof *k.busy);
         k.busy2 = mp_xmalloc((max_deg + 1) * sizeof *k.busy2);
         k.bucket = mp_xmalloc((max_deg + 2) * sizeof *k.bucket);
-        for (int kind = 0; kind < N_ORD && b.peak > st->lower_bound; kind++) {
-            make_order(&k, kind, order);
-            for (int fit = 0; fit < (kind == ORD_SIZE ? 2 : 1); fit++)
-                keep(&k, &b, layout(&k, order, fit == 1), false, fit == 1, 10 + (uint32_t)kind, order, NULL);
+    }
+    /* the constructions, most useful first, while their estimated cost
+     * fits the construction budget: it grows as n log n, so large buffers
+     * get the cheap ones only (the estimate depends on n and P alone, so
+     * the choice is the same on every machine) */
+    double lg = 1;
+    for (uint32_t m = k.n; m > 1; m >>= 1) lg++;
+    /* estimated nanoseconds, measured once on a 2-core x86-64 machine */
+    double ff_cost = 12.0 * (2.0 * (double)pairs + k.n) + 2.0 * k.n * lg,
+           bu_cost = 25.0 * k.n * (sqrt((double)k.n) + lg);
+    /* buffers of up to 2^16 items also afford four bottom-up runs, whose
+     * cost grows as n sqrt(n) */
+    double budget = 5e6 + 20.0 * k.n * lg + (k.n <= 65536 ? 4.0 * bu_cost : 0);
+    for (int c = 0; c < N_CONSTRUCTIONS && b.peak > st->lower_bound; c++) {
+        const construction *x = &CONSTRUCTIONS[c];
+        double cost = x->bottom_up ? bu_cost : ff_cost;
+        if ((!x->bottom_up || strchr(x->keys, 'O')) && !adj) continue;
+        if (cost > budget) continue;
+        budget -= cost;
+        if (x->bottom_up) {
+            letter_order(&k, x->keys, order);
+            for (uint32_t q = 0; q < k.n; q++) rank[order[q]] = q;
+            keep(&k, &b, bottom_up(&k, rank, k.off, support), true, false, (uint32_t)c, order, support);
+        } else {
+            make_order(&k, x->ff_order, order);
+            keep(&k, &b, layout(&k, order, x->best_fit), false, x->best_fit, (uint32_t)c, order, NULL);
         }
     }
     uint64_t peak = k.n ? b.peak : 0;
     if (k.n && peak > st->lower_bound && (adj || b.bottom))
         peak = improve(&k, b.bottom, b.best_fit, b.order, peak, st->lower_bound, prm->work, b.off,
                        b.support);
-    if (adj && k.n && peak > st->lower_bound) peak = compact(&k, b.off, 2);
+    if (adj && k.n && peak > st->lower_bound && 2 * ff_cost <= budget)
+        peak = compact(&k, b.off, 2);
     st->heuristic = b.heuristic;
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed && items[i].offset + items[i].size > peak) peak = items[i].offset + items[i].size;
