@@ -3,10 +3,11 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 static const char REPORT_HELP[] =
     "usage: memplan report [--db FILE] [--since DATE] [--algo A]\n"
-    "                      [--format text|csv|json]\n"
+    "                      [--format text|csv|json | --html [--svg-dir DIR]] [-o FILE]\n"
     "\n"
     "Answer the questions users ask of the metrics history: plan quality per\n"
     "algorithm and run (mean and worst ratio to the lower bound), the worst\n"
@@ -17,7 +18,42 @@ static const char REPORT_HELP[] =
     "  --db FILE      metrics database (default results/metrics.db)\n"
     "  --since DATE   only runs started on or after DATE (YYYY-MM-DD...)\n"
     "  --algo A       only algorithm A\n"
-    "  --format F     text (default), csv or json\n";
+    "  --format F     text (default), csv or json\n"
+    "  --html         a self-contained HTML page instead: charts of the ratio to\n"
+    "                 the lower bound over time and of planning time against\n"
+    "                 size, the worst graphs, the runs (docs/visualisation.md)\n"
+    "  --svg-dir DIR  with --html: also write the worst harness graphs' pictures\n"
+    "                 to DIR/<graph>-<algo>.svg (regenerated from their ids) and\n"
+    "                 link them from the page\n"
+    "  -o, --output FILE  write to FILE (default stdout; atomically)\n";
+
+/* The link from the page at `out` to the directory `dir`: relative when dir
+ * lies below the page's directory, else absolute; percent-encoded. */
+static void svg_href(const char *out, const char *dir, char *buf, size_t n) {
+    char path[4096] = "";
+    const char *slash = strcmp(out, "-") ? strrchr(out, '/') : NULL;
+    size_t od = slash ? (size_t)(slash - out) : 0;
+    while (strncmp(dir, "./", 2) == 0) dir += 2;
+    if (od && strncmp(dir, out, od) == 0 && dir[od] == '/') {
+        snprintf(path, sizeof path, "%s", dir + od + 1);
+    } else if (dir[0] == '/' || (!od && out[0] != '/')) {
+        snprintf(path, sizeof path, "%s", dir);
+    } else {
+        char cwd[2048];
+        snprintf(path, sizeof path, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", dir);
+    }
+    size_t k = strlen(path);
+    while (k > 1 && path[k - 1] == '/') path[--k] = 0;
+    size_t j = 0;
+    for (const unsigned char *p = (const unsigned char *)path; *p && j + 4 < n; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/._-~", *p))
+            buf[j++] = (char)*p;
+        else
+            j += (size_t)snprintf(buf + j, n - j, "%%%02X", *p);
+    }
+    buf[j] = 0;
+}
 
 static const char GATE_HELP[] =
     "usage: memplan gate --db FILE --baseline results/baseline.sql [--update]\n"
@@ -34,8 +70,9 @@ static const char GATE_HELP[] =
 int mp_cmd_report(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan report");
-    const char *db = "results/metrics.db", *since = NULL, *algo = NULL, *format = "text", *arg;
-    bool opt;
+    const char *db = "results/metrics.db", *since = NULL, *algo = NULL, *format = NULL, *arg;
+    const char *out = "-", *svg_dir = NULL;
+    bool opt, html = false;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
         if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
@@ -52,18 +89,44 @@ int mp_cmd_report(int argc, char **argv) {
             if (!(format = mp_args_value(&a, "--format"))) return MP_EFORMAT;
             if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json"))
                 return mp_usage_error(a.cmd, "unknown format '%s'", format);
+        } else if (mp_args_is(&a, arg, "--html")) {
+            if (!mp_args_flag_ok(&a, "--html")) return MP_EFORMAT;
+            html = true;
+        } else if (mp_args_is(&a, arg, "--svg-dir")) {
+            if (!(svg_dir = mp_args_value(&a, "--svg-dir"))) return MP_EFORMAT;
+            if (!*svg_dir) return mp_usage_error(a.cmd, "empty --svg-dir");
+        } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
+            if (!(out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
+            if (!*out) return mp_usage_error(a.cmd, "empty output file name");
         } else {
             return mp_usage_error(a.cmd, "unknown option '%s'", arg);
         }
     }
+    if (html && format) return mp_usage_error(a.cmd, "--html and --format exclude each other");
+    if (svg_dir && !html) return mp_usage_error(a.cmd, "--svg-dir needs --html");
     mp_err err;
     mp_db *d = mp_db_open_existing(db, &err);
     if (!d) return mp_cli_fail(a.cmd, &err);
     mp_buf b;
     mp_buf_init(&b);
-    int rc = mp_report(d, since, algo, format, &b, &err);
+    int rc;
+    if (html) {
+        mp_viz_report_options ro;
+        mp_viz_report_options_default(&ro);
+        char href[4096];
+        ro.since = since;
+        ro.algo = algo;
+        if (svg_dir) {
+            svg_href(out, svg_dir, href, sizeof href);
+            ro.svg_dir = svg_dir;
+            ro.svg_href = href;
+        }
+        rc = mp_viz_report_html(d, &ro, &b, &err);
+    } else {
+        rc = mp_report(d, since, algo, format ? format : "text", &b, &err);
+    }
     mp_db_close(d);
-    if (rc == MP_OK) fwrite(b.data, 1, b.len, stdout);
+    if (rc == MP_OK) rc = mp_write_file_atomic(out, b.data ? b.data : "", b.len, &err);
     mp_buf_free(&b);
     return rc ? mp_cli_fail(a.cmd, &err) : 0;
 }
