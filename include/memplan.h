@@ -40,6 +40,10 @@ enum {
 
 typedef struct mp_err {
     int code;
+    /* MP_EPLAN only: the graph is valid but beyond this planner's limits (a
+     * buffer past 64 bits, the reference's re-planning work), so another
+     * planner may still plan it; false for a graph that breaks a rule */
+    bool limit;
     char msg[1024];
 } mp_err;
 
@@ -158,6 +162,10 @@ typedef struct mp_options {
     bool exact;         /* opt: exact search */
     uint32_t budget_ms; /* opt: improvement effort (as fixed work) */
     uint32_t exact_ms;  /* opt --exact: search effort per buffer (as fixed work) */
+    /* reference: tensors ExecuTorch's re-planning of shared sub-graphs may
+     * visit beyond 8 per graph element before the graph is refused for a
+     * limit; 0 means 10^6 (fuzz targets lower it to stay fast) */
+    uint64_t replan_limit;
 } mp_options;
 
 void mp_options_default(mp_options *o);
@@ -366,6 +374,7 @@ int mp_gate(mp_db *db, const char *baseline, bool update, struct mp_buf *out, bo
 
 typedef struct mp_algo_outcome {
     int code;        /* 0 planned, else the planner's error code */
+    bool limit;      /* refused for a planner limit, not a broken rule */
     char verify[12]; /* "valid", "invalid", "refused" */
     uint64_t total_bytes, lower_bound, violations;
     double ratio, plan_ms;

@@ -41,3 +41,14 @@ static uint64_t ceil_of_rounded_quotient(uint64_t n, uint64_t a) {
 uint64_t mp_ref_align_et(uint64_t n, uint64_t a) {
     return ceil_of_rounded_quotient(n, a) * a;
 }
+
+bool mp_ref_et_rounding_differs(const mp_program *p, uint32_t alignment) {
+    for (uint32_t g = 0; g < p->n_graphs; g++)
+        for (uint32_t t = 0; t < p->graphs[g].n_tensors; t++) {
+            uint64_t n = p->graphs[g].tensors[t].size;
+            if (mp_ref_align_et(n, 16) != mp_ref_align_exact(n, 16) ||
+                mp_ref_align_et(n, alignment) != mp_ref_align_exact(n, alignment))
+                return true;
+        }
+    return false;
+}

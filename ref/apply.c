@@ -249,8 +249,7 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
                           MP_MAX_DEPTH, g->name);
     R->work += 1 + g->n_tensors + g->n_nodes;
     if (R->work > R->work_limit)
-        return mp_err_set(R->err, MP_EPLAN,
-                          "shared sub-graphs are re-planned too often: "
+        return mp_err_limit(R->err, "shared sub-graphs are re-planned too often: "
                           "ExecuTorch's recursion would plan over %llu tensors",
                           (unsigned long long)R->work_limit);
     gstate *S = state_of(R, gi);
@@ -331,7 +330,7 @@ mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     bool *reach = mp_xcalloc(ng, sizeof *reach);
     mp_graph_reachable(prog, reach);
     run R = {prog, o, err, mp_xcalloc(ng, sizeof(gstate)), mp_map_bodies(prog, reach),
-             0, 1000000, {NULL, 0}};
+             0, o->replan_limit ? o->replan_limit : 1000000, {NULL, 0}};
     for (uint32_t gi = 0; gi < ng; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
         R.work_limit += 8ull * (1 + g->n_tensors + g->n_nodes);

@@ -218,7 +218,7 @@ static int totals(gctx *c, ref_result *r) {
             fits = mp_add_u64(at, o->size, &at);
         }
         if (!fits || !mp_add_u64(at, p->padding, &r->bufs[pl]))
-            return mp_err_set(c->err, MP_EPLAN, "graph '%s': buffer %u would not fit in 64 bits",
+            return mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits",
                               p->g->name, pl);
     }
     for (uint32_t i = 0; i < c->n; i++) {

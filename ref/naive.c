@@ -36,8 +36,7 @@ int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err) {
         r->size[i] = size;
         if (!mp_add_u64(bufs[pool], size, &bufs[pool])) {
             free(bufs);
-            return mp_err_set(err, MP_EPLAN,
-                              "graph '%s': buffer %u would not fit in 64 bits",
+            return mp_err_limit(err, "graph '%s': buffer %u would not fit in 64 bits",
                               p->g->name, pool);
         }
     }

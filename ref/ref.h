@@ -70,6 +70,10 @@ void mp_add_frees(const mp_graphdef *g, const mp_life *L, mp_graph_plan *gp, mp_
  * exact above 2^53 (repair D9). */
 uint64_t mp_ref_align_exact(uint64_t n, uint64_t a);
 uint64_t mp_ref_align_et(uint64_t n, uint64_t a);
+/* Whether ExecuTorch's float rounding (D9) gives some tensor of the
+ * program another size than exact rounding, at alignment 16 (the sort key
+ * of a first planning) or at `alignment`. */
+bool mp_ref_et_rounding_differs(const mp_program *p, uint32_t alignment);
 
 /* One device partition handed to an algorithm (ExecuTorch's `algo` call). */
 typedef struct ref_part {

@@ -201,3 +201,58 @@ Test(opt, exact_reports_the_gap_when_out_of_budget) {
     mp_plan_free(plan);
     mp_program_free(p);
 }
+
+/* Found by fuzz-planners: four 2^62-byte tensors live together need 2^64
+ * bytes.  The packer's peaks once wrapped to 0 and opt wrote a plan with
+ * offsets past its buffer; now it refuses as greedy does, for a limit. */
+Test(opt, refuses_a_buffer_past_64_bits_as_a_limit) {
+    mp_program *p = must_parse(HDR "graph main\n"
+                                   "tensor a 4611686018427387899\ntensor b 4611686018427387899\n"
+                                   "tensor c 4611686018427387899\ntensor d 4611686018427387899\n"
+                                   "node placeholder out=a\nnode call in=a out=b\n"
+                                   "node call in=a,b out=c\nnode call in=a,b,c out=d\n"
+                                   "node output in=a,b,c,d\nend\n");
+    for (uint32_t algo = MP_ALGO_GREEDY; algo <= MP_ALGO_OPT; algo++) {
+        mp_options o;
+        mp_options_default(&o);
+        o.algo = algo;
+        mp_err err;
+        mp_plan *plan = mp_plan_program(p, &o, &err);
+        cr_assert_null(plan, "%s planned a 2^64-byte buffer", mp_algo_name(algo));
+        cr_assert_eq(err.code, MP_EPLAN);
+        cr_assert(err.limit, "%s: %s", mp_algo_name(algo), err.msg);
+        cr_assert(strstr(err.msg, "64 bits"), "%s", err.msg);
+    }
+    mp_program_free(p);
+}
+
+/* Greedy's objects reach past 2^64 where opt's tighter packing fits: opt
+ * plans it (a valid plan), and the harness accepts that. */
+Test(opt, plans_past_greedys_64_bit_limit) {
+    mp_program *p = must_parse(HDR "graph main\n"
+                                   "tensor a 4611686018427387891\ntensor b 4611686018427387890\n"
+                                   "tensor c 4611686018427387890\ntensor d 4611686018427387890\n"
+                                   "tensor e 4611686018427387890\n"
+                                   "node placeholder out=a\nnode call out=b\n"
+                                   "node call in=b out=c,d,e\nnode output in=c,d,e\nend\n");
+    mp_options o;
+    mp_options_default(&o);
+    o.alignment = 5;
+    mp_err err;
+    o.algo = MP_ALGO_GREEDY;
+    mp_plan *g = mp_plan_program(p, &o, &err);
+    cr_assert_null(g);
+    cr_assert(err.limit, "%s", err.msg);
+    o.algo = MP_ALGO_OPT;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert(plan, "%s", err.msg);
+    mp_verify_report vr;
+    cr_assert_eq(mp_verify(p, plan, &vr, &err), MP_OK);
+    mp_verify_report_free(&vr);
+    mp_plan_free(plan);
+    static const uint32_t algos[] = {MP_ALGO_GREEDY, MP_ALGO_OPT};
+    mp_check_result r;
+    mp_check_graph(p, &o, algos, 2, &r);
+    cr_assert_not(r.failed, "%s: %s", r.kind, r.message);
+    mp_program_free(p);
+}

@@ -345,7 +345,13 @@ uint64_t pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uin
         a->width = (uint64_t)(a->e - a->s + 1);
         if (!mp_mul_u64(a->size, a->width, &a->area)) a->area = UINT64_MAX;
     }
-    if (*proved || !x.n) {
+    /* the search adds sizes without overflow checks: it runs only where
+     * the sizes and the fixed items' tops sum below 2^64 */
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) sum = mp_sat_add_u64(sum, items[i].size);
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed) sum = mp_sat_add_u64(sum, items[i].offset);
+    if (*proved || !x.n || sum == UINT64_MAX) {
         free(map);
         free(x.it);
         return best;

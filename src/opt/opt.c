@@ -21,6 +21,7 @@
 
 typedef struct ograph {
     mp_life life;
+    bool have_life; /* life computed (every reachable graph) */
     bool done;
     int32_t *specs;
     uint32_t n_specs;
@@ -108,8 +109,8 @@ static int prepare(octx *c, uint32_t gi) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
     uint32_t n = g->n_tensors + 1;
-    mp_life_compute(g, &G->life);
-    G->done = true;
+    if (!G->have_life) mp_life_compute(g, &G->life);
+    G->have_life = G->done = true;
     G->n_specs = mp_life_planned(g, &G->life, mp_context_flags(c->o, gi, c->map_body), &G->specs);
     G->planned = mp_xcalloc(n, 1);
     G->family = mp_xmalloc(n * sizeof *G->family);
@@ -272,8 +273,9 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b) {
                       st.optimal ? "" : " (not proved optimal within the limit)");
     uint64_t pad = own && mp_graph_has_xnnpack(g) ? 64 : 0;
     int rc = MP_OK;
-    if (!mp_add_u64(peak, pad, &G->local[b]))
-        rc = mp_err_set(c->err, MP_EPLAN, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
+    /* the packer's peaks saturate: UINT64_MAX is a layout past 64 bits */
+    if (peak == UINT64_MAX || !mp_add_u64(peak, pad, &G->local[b]))
+        rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
     for (size_t k = 0; k < iv.n; k++) {
         int32_t who = iv.who[k];
         if (who == INT32_MIN) continue;
@@ -405,8 +407,8 @@ static mp_plan *build_plan(const octx *c) {
 static void free_ctx(octx *c) {
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) {
         ograph *G = &c->g[gi];
+        if (G->have_life) mp_life_free(&G->life);
         if (!G->done) continue;
-        mp_life_free(&G->life);
         free(G->specs);
         free(G->planned);
         free(G->family);
@@ -465,11 +467,10 @@ mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     for (uint32_t gi = 0; gi < ng; gi++)
         if (c.reach[gi]) {
             mp_life_compute(&prog->graphs[gi], &c.g[gi].life);
+            c.g[gi].have_life = true;
             lives[gi] = &c.g[gi].life;
         }
     mp_table_build(&c.table, prog, o, c.reach, c.map_body, lives);
-    for (uint32_t gi = 0; gi < ng; gi++)
-        if (c.reach[gi]) mp_life_free(&c.g[gi].life);
     free(lives);
     uint32_t n_order, depth;
     int32_t *order = postorder(&c, &n_order, &depth);

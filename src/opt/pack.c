@@ -38,7 +38,42 @@ static int cmp_ev(const void *a, const void *b) {
     return (x->t > y->t) - (x->t < y->t);
 }
 
+/* Live bytes per node from a difference array: O(n + T) when the node
+ * range T is small next to n, as it is for graphs (one node per step). */
+static bool lower_bound_dense(const pk_item *items, uint32_t n, uint64_t *out) {
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].size) continue; /* robust even to end < start */
+        int32_t a = items[i].start < items[i].end ? items[i].start : items[i].end;
+        int32_t b = items[i].start < items[i].end ? items[i].end : items[i].start;
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    if (lo > hi) {
+        *out = 0;
+        return true;
+    }
+    uint64_t range = (uint64_t)((int64_t)hi - lo) + 2;
+    if (range > 4 * (uint64_t)n + 1024) return false;
+    /* sums wrap alike in both directions, so the running total is exact */
+    uint64_t *d = mp_xcalloc(range, sizeof *d), live = 0, best = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].size) continue;
+        d[items[i].start - lo] += items[i].size;
+        d[items[i].end + 1 - lo] -= items[i].size;
+    }
+    for (uint64_t t = 0; t < range; t++) {
+        live += d[t];
+        if (live > best) best = live;
+    }
+    free(d);
+    *out = best;
+    return true;
+}
+
 uint64_t pk_lower_bound(const pk_item *items, uint32_t n) {
+    uint64_t best = 0;
+    if (lower_bound_dense(items, n, &best)) return best;
     ev *e = mp_xmalloc((2 * (size_t)n + 1) * sizeof *e);
     size_t ne = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -47,7 +82,7 @@ uint64_t pk_lower_bound(const pk_item *items, uint32_t n) {
         e[ne++] = (ev){items[i].end + 1, 0, items[i].size};
     }
     qsort(e, ne, sizeof *e, cmp_ev);
-    uint64_t live = 0, best = 0;
+    uint64_t live = 0;
     for (size_t i = 0; i < ne;) {
         int32_t t = e[i].t;
         for (; i < ne && e[i].t == t; i++) live = live + e[i].add - e[i].sub;
@@ -59,6 +94,12 @@ uint64_t pk_lower_bound(const pk_item *items, uint32_t n) {
 
 /* ------------------------------------------------------- conflict graph */
 
+/* The larger of peak and the top of an item at off (saturating). */
+static inline uint64_t top_max(uint64_t peak, uint64_t off, uint64_t size) {
+    uint64_t top = mp_sat_add_u64(off, size);
+    return top > peak ? top : peak;
+}
+
 typedef struct span {
     uint64_t lo, hi;
 } span;
@@ -66,6 +107,7 @@ typedef struct span {
 typedef struct pk {
     pk_item *it;   /* the caller's items */
     uint32_t n;    /* packed items (size > 0) */
+    uint32_t n_items; /* the caller's items (it[0..n_items)) */
     uint32_t *id;  /* packed index -> caller's index */
     uint64_t *size;
     int32_t *s, *e;
@@ -89,19 +131,62 @@ static int cmp_keyed_asc(const void *a, const void *b) {
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static int cmp_keyed_desc(const void *a, const void *b) {
-    const keyed *x = a, *y = b;
-    if (x->k1 != y->k1) return x->k1 > y->k1 ? -1 : 1;
-    if (x->k2 != y->k2) return x->k2 > y->k2 ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
+/* Sorts by k1 descending, then k2 descending, then i ascending, as
+ * a comparison sort would, when v[] arrives in ascending i: a stable LSD radix
+ * sort over the bytes of k2 then k1, skipping bytes on which every key
+ * agrees (most of them: sizes and lengths are small numbers). */
+static void sort_keyed_desc(keyed *v, uint32_t n) {
+    keyed *tmp = mp_xmalloc((n + 1) * sizeof *tmp), *src = v, *dst = tmp;
+    for (int pass = 0; pass < 16; pass++) {
+        int shift = (pass & 7) * 8;
+        bool hi = pass >= 8;
+        uint32_t at[257] = {0};
+        for (uint32_t q = 0; q < n; q++) at[256 - (((hi ? src[q].k1 : src[q].k2) >> shift) & 255)]++;
+        bool one = false;
+        for (int d = 0; d <= 256; d++) one |= at[d] == n;
+        if (one) continue;
+        for (int d = 0; d < 256; d++) at[d + 1] += at[d];
+        for (uint32_t q = 0; q < n; q++) dst[at[255 - (((hi ? src[q].k1 : src[q].k2) >> shift) & 255)]++] = src[q];
+        keyed *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+    free(tmp);
 }
 
-/* Items in start order (ties by end), as indices. */
+/* Stable counting sort of `in` by key[] - lo (keys within [lo, lo+range)). */
+static void counting_pass(const uint32_t *in, uint32_t *out, uint32_t n, const int32_t *key, int32_t lo,
+                          uint32_t range) {
+    uint32_t *at = mp_xcalloc((size_t)range + 1, sizeof *at);
+    for (uint32_t q = 0; q < n; q++) at[key[in[q]] - lo + 1]++;
+    for (uint32_t r = 0; r < range; r++) at[r + 1] += at[r];
+    for (uint32_t q = 0; q < n; q++) out[at[key[in[q]] - lo]++] = in[q];
+    free(at);
+}
+
+/* Items in start order (ties by end, then index), as indices: two stable
+ * counting passes when the node range is small, else a comparison sort. */
 static uint32_t *by_start(const pk *k) {
+    uint32_t *o = mp_xmalloc((k->n + 1) * sizeof *o);
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (uint32_t i = 0; i < k->n; i++) { /* robust even to e < s */
+        int32_t a = k->s[i] < k->e[i] ? k->s[i] : k->e[i], b = k->s[i] < k->e[i] ? k->e[i] : k->s[i];
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    uint64_t range = k->n ? (uint64_t)((int64_t)hi - lo) + 1 : 0;
+    if (range && range <= 4 * (uint64_t)k->n + 1024) {
+        uint32_t *tmp = mp_xmalloc((k->n + 1) * sizeof *tmp);
+        for (uint32_t i = 0; i < k->n; i++) o[i] = i;
+        counting_pass(o, tmp, k->n, k->e, lo, (uint32_t)range);
+        counting_pass(tmp, o, k->n, k->s, lo, (uint32_t)range);
+        free(tmp);
+        return o;
+    }
     keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
     for (uint32_t i = 0; i < k->n; i++) v[i] = (keyed){(uint64_t)k->s[i], (uint64_t)k->e[i], i};
     qsort(v, k->n, sizeof *v, cmp_keyed_asc);
-    uint32_t *o = mp_xmalloc((k->n + 1) * sizeof *o);
     for (uint32_t i = 0; i < k->n; i++) o[i] = v[i].i;
     free(v);
     return o;
@@ -220,7 +305,7 @@ static uint64_t place(pk *k, uint32_t i, bool best_fit) {
     for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++) {
         uint32_t j = k->adj[a];
         if (!k->placed[j]) continue;
-        k->busy[nb++] = (span){k->off[j], k->off[j] + k->size[j]};
+        k->busy[nb++] = (span){k->off[j], mp_sat_add_u64(k->off[j], k->size[j])};
         if (k->off[j] > max_lo) max_lo = k->off[j];
     }
     k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
@@ -247,14 +332,14 @@ static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
         if (k->it[k->id[i]].fixed) {
             k->off[i] = k->it[k->id[i]].offset;
             k->placed[i] = 1;
-            if (k->off[i] + k->size[i] > peak) peak = k->off[i] + k->size[i];
+            peak = top_max(peak, k->off[i], k->size[i]);
         }
     for (uint32_t q = 0; q < k->n; q++) {
         uint32_t i = order[q];
         if (k->placed[i]) continue;
         k->off[i] = place(k, i, best_fit);
         k->placed[i] = 1;
-        if (k->off[i] + k->size[i] > peak) peak = k->off[i] + k->size[i];
+        peak = top_max(peak, k->off[i], k->size[i]);
     }
     return peak;
 }
@@ -352,7 +437,7 @@ static void make_order(const pk *k, int kind, uint32_t *order) {
         }
         v[i] = (keyed){k1, k2, i};
     }
-    qsort(v, k->n, sizeof *v, cmp_keyed_desc);
+    sort_keyed_desc(v, k->n);
     for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
     free(v);
     free(breadth);
@@ -422,7 +507,7 @@ static uint64_t bottom_up(pk *k, const uint32_t *rank, uint64_t *off, uint32_t *
         off[i] = k->it[k->id[i]].offset;
         support[i] = UINT32_MAX;
         kd_remove(t, i);
-        uint64_t top = off[i] + k->size[i];
+        uint64_t top = mp_sat_add_u64(off[i], k->size[i]);
         kd_raise(t, k->s[i], k->e[i], top, i);
         if (top > peak) peak = top;
     }
@@ -432,7 +517,7 @@ static uint64_t bottom_up(pk *k, const uint32_t *rank, uint64_t *off, uint32_t *
         uint32_t below = kd_remove(t, i);
         off[i] = mo;
         support[i] = mo ? below : UINT32_MAX;
-        uint64_t top = mo + k->size[i];
+        uint64_t top = mp_sat_add_u64(mo, k->size[i]);
         kd_raise(t, k->s[i], k->e[i], top, i);
         if (top > peak) peak = top;
     }
@@ -475,7 +560,7 @@ static uint64_t compact(pk *k, uint64_t *off, uint32_t max_passes) {
     }
     uint64_t peak = 0;
     for (uint32_t i = 0; i < k->n; i++)
-        if (k->off[i] + k->size[i] > peak) peak = k->off[i] + k->size[i];
+        peak = top_max(peak, k->off[i], k->size[i]);
     memcpy(off, k->off, k->n * sizeof *off);
     free(v);
     return peak;
@@ -495,7 +580,7 @@ static uint32_t chain(const pk *k, const uint64_t *off, const uint32_t *support,
                       uint32_t *out, uint64_t *seed) {
     uint32_t nc = 0, n = k->n, top = UINT32_MAX, seen = 0;
     for (uint32_t i = 0; i < n; i++) /* a random one of the items at the peak */
-        if (off[i] + k->size[i] == peak && !k->it[k->id[i]].fixed && rnd(seed) % ++seen == 0) top = i;
+        if (mp_sat_add_u64(off[i], k->size[i]) == peak && !k->it[k->id[i]].fixed && rnd(seed) % ++seen == 0) top = i;
     for (uint32_t i = top; i != UINT32_MAX && nc < n; i = support[i]) out[nc++] = i;
     return nc;
 }
@@ -511,6 +596,9 @@ static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint
     uint32_t *crit = mp_xmalloc((n + 1) * sizeof *crit), *rank = mp_xmalloc((n + 1) * sizeof *rank);
     uint32_t *sup2 = mp_xmalloc((n + 1) * sizeof *sup2);
     uint64_t seed = 0x6d656d706c616eull ^ n, start = k->work;
+    /* a first-fit relayout visits every conflict pair: when one does not
+     * fit in the budget, none is tried (dense buffers in big programs) */
+    if (!bottom && (uint64_t)k->adj_at[n] + n > budget) budget = 0;
     while (peak > lower && k->work - start < budget) {
         uint32_t nc;
         if (bottom) {
@@ -518,7 +606,7 @@ static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint
         } else {
             nc = 0;
             for (uint32_t i = 0; i < n; i++)
-                if (best_off[i] + k->size[i] == peak && !k->it[k->id[i]].fixed) crit[nc++] = i;
+                if (mp_sat_add_u64(best_off[i], k->size[i]) == peak && !k->it[k->id[i]].fixed) crit[nc++] = i;
         }
         if (!nc) break;
         for (uint32_t q = 0; q < n; q++) pos[order[q]] = q;
@@ -579,6 +667,7 @@ static const construction CONSTRUCTIONS[] = {
 
 typedef struct best {
     uint64_t peak;
+    bool kept; /* a layout is in off (every one may peak at UINT64_MAX) */
     bool bottom, best_fit;
     uint32_t heuristic;
     uint64_t *off;
@@ -587,7 +676,8 @@ typedef struct best {
 
 static void keep(pk *k, best *b, uint64_t got, bool bottom, bool best_fit, uint32_t h,
                  const uint32_t *order, const uint32_t *support) {
-    if (got >= b->peak) return;
+    if (b->kept && got >= b->peak) return;
+    b->kept = true;
     b->peak = got;
     b->bottom = bottom;
     b->best_fit = best_fit;
@@ -597,10 +687,95 @@ static void keep(pk *k, best *b, uint64_t got, bool bottom, bool best_fit, uint3
     if (support) memcpy(b->support, support, k->n * sizeof *b->support);
 }
 
+/* ------------------------------------------------------- universal items */
+
+/* An item whose lifetime meets every other item's (it starts no later than
+ * any item ends and ends no earlier than any item starts) overlaps all of
+ * them, so in every valid layout its bytes are its own at all times:
+ * stacking such items at the bottom loses nothing.  Peeling them off also
+ * removes their conflicts with everything else, which otherwise make the
+ * conflict graph too large to store (a transformer's KV caches: thousands
+ * of items live for the whole graph).  Peeling can make more items
+ * universal; a few rounds reach nearly all of them.  Marks the universal
+ * items in `uni` and returns their total size; 0 when there are fixed items
+ * (their positions are not ours to move). */
+static uint64_t peel_universal(const pk_item *items, uint32_t n, bool *uni, uint32_t *n_uni) {
+    *n_uni = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed) return 0;
+    uint64_t base = 0;
+    for (int round = 0; round < 16; round++) {
+        int32_t min_end = INT32_MAX, max_start = INT32_MIN;
+        for (uint32_t i = 0; i < n; i++) {
+            if (uni[i] || !items[i].size) continue;
+            if (items[i].end < min_end) min_end = items[i].end;
+            if (items[i].start > max_start) max_start = items[i].start;
+        }
+        uint32_t found = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!uni[i] && items[i].size && items[i].start <= min_end && items[i].end >= max_start) {
+                uni[i] = true;
+                base = mp_sat_add_u64(base, items[i].size);
+                found++;
+            }
+        *n_uni += found;
+        if (!found) break;
+    }
+    return base;
+}
+
+static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st);
+
 uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
+    bool *uni = mp_xcalloc(n + 1, 1);
+    uint32_t n_uni;
+    uint64_t base = peel_universal(items, n, uni, &n_uni);
+    if (!n_uni) {
+        free(uni);
+        return solve_rest(items, n, prm, st);
+    }
+    /* the universal items stacked at the bottom in input order, the rest
+     * laid out above them */
+    pk_item *rest = mp_xmalloc((n - n_uni + 1) * sizeof *rest);
+    uint32_t *where = mp_xmalloc((n - n_uni + 1) * sizeof *where), m = 0;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (uni[i]) {
+            items[i].offset = at;
+            at = mp_sat_add_u64(at, items[i].size);
+        } else {
+            where[m] = i;
+            rest[m++] = items[i];
+        }
+    }
+    uint64_t peak = solve_rest(rest, m, prm, st);
+    for (uint32_t j = 0; j < m; j++)
+        items[where[j]].offset = rest[j].size ? mp_sat_add_u64(rest[j].offset, base) : 0;
+    /* the rest's optimum plus the stack is the whole optimum */
+    st->peak = peak = mp_sat_add_u64(peak, base);
+    st->proved_bound = mp_sat_add_u64(st->proved_bound, base);
+    st->lower_bound = pk_lower_bound(items, n);
+    if (peak == st->lower_bound) st->optimal = true;
+    free(rest);
+    free(where);
+    free(uni);
+    return peak;
+}
+
+static void sweep_baseline(pk *k, best *b, const uint32_t *order, uint32_t *support) {
+    uint64_t got = pk_sweep(k->it, k->n_items);
+    for (uint32_t i = 0; i < k->n; i++) {
+        k->off[i] = k->it[k->id[i]].offset;
+        support[i] = UINT32_MAX;
+    }
+    keep(k, b, got, false, false, 99, order, support);
+}
+
+static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
     memset(st, 0, sizeof *st);
     pk k = {0};
     k.it = items;
+    k.n_items = n;
     k.id = mp_xmalloc((n + 1) * sizeof *k.id);
     for (uint32_t i = 0; i < n; i++) {
         if (!items[i].fixed) items[i].offset = 0;
@@ -617,21 +792,19 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
     }
     k.off = mp_xmalloc((k.n + 1) * sizeof *k.off);
     k.placed = mp_xmalloc(k.n + 1);
-    best b = {UINT64_MAX, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
+    best b = {UINT64_MAX, false, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
               mp_xmalloc((k.n + 1) * sizeof(uint32_t)), mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
     uint32_t *order = by_start(&k), *rank = mp_xmalloc((k.n + 1) * sizeof *rank);
     uint32_t *support = mp_xmalloc((k.n + 1) * sizeof *support);
     uint64_t pairs = count_pairs(&k, order);
     bool adj = pairs <= PK_MAX_PAIRS;
     if (adj) build_conflicts(&k, order, pairs);
-    { /* the time-ordered baseline: O(n log n), any size */
-        uint64_t got = pk_sweep(items, n);
-        for (uint32_t i = 0; i < k.n; i++) {
-            k.off[i] = items[k.id[i]].offset;
-            support[i] = UINT32_MAX;
-        }
-        keep(&k, &b, got, false, false, 99, order, support);
-    }
+    /* the time-ordered baseline (O(n log n), any size) always runs unless
+     * a construction reaches the lower bound: first when there is no
+     * conflict graph, else after the first construction, which usually
+     * does better */
+    bool swept = false;
+    if (!adj) sweep_baseline(&k, &b, order, support), swept = true;
     if (adj) {
         uint32_t max_deg = 0;
         for (uint32_t i = 0; i < k.n; i++)
@@ -666,7 +839,10 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
             make_order(&k, x->ff_order, order);
             keep(&k, &b, layout(&k, order, x->best_fit), false, x->best_fit, (uint32_t)c, order, NULL);
         }
+        if (!swept && b.peak > st->lower_bound) sweep_baseline(&k, &b, order, support);
+        swept = true;
     }
+    if (!swept) sweep_baseline(&k, &b, order, support);
     uint64_t peak = k.n ? b.peak : 0;
     if (k.n && peak > st->lower_bound && (adj || b.bottom))
         peak = improve(&k, b.bottom, b.best_fit, b.order, peak, st->lower_bound, prm->work, b.off,
@@ -675,7 +851,7 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
         peak = compact(&k, b.off, 2);
     st->heuristic = b.heuristic;
     for (uint32_t i = 0; i < n; i++)
-        if (items[i].fixed && items[i].offset + items[i].size > peak) peak = items[i].offset + items[i].size;
+        if (items[i].fixed) peak = top_max(peak, items[i].offset, items[i].size);
     for (uint32_t i = 0; i < k.n; i++) items[k.id[i]].offset = b.off[i];
     if (prm->exact && peak > st->lower_bound) {
         st->exact_ran = true;

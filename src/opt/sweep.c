@@ -160,7 +160,7 @@ uint64_t pk_sweep(pk_item *items, uint32_t n) {
     uint64_t top = 0, peak = 0;
     for (uint32_t i = 0; i < n; i++) { /* fixed items: reserved from the start */
         if (!items[i].fixed || !items[i].size) continue;
-        uint64_t end = items[i].offset + items[i].size;
+        uint64_t end = mp_sat_add_u64(items[i].offset, items[i].size);
         if (end > top) top = end;
     }
     peak = top;
@@ -184,13 +184,15 @@ uint64_t pk_sweep(pk_item *items, uint32_t n) {
 
         if (at == UINT64_MAX) {
             it->offset = top;
-            top += it->size;
+            top = mp_sat_add_u64(top, it->size);
         } else {
             uint64_t len = take(&g, at);
             it->offset = at;
             if (len > it->size) insert(&g, at + it->size, len - it->size);
         }
-        if (it->offset + it->size > peak) peak = it->offset + it->size;
+        uint64_t end = mp_sat_add_u64(it->offset, it->size);
+        if (end > peak) peak = end;
+        if (end == UINT64_MAX) break; /* past 64 bits: the worst layout */
     }
     free(g.v);
     free(ev);

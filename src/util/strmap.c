@@ -1,64 +1,58 @@
-/* strmap.c - string -> int32 hash map with linear probing (FNV-1a).
+/* strmap.c - string -> int32 hash map with linear probing (FNV-1a, with a
+ * final mix so that the low bits, which pick the slot, depend on every
+ * byte).  One entry holds key, length, hash and value, so a probe touches
+ * one cache line and compares key bytes only when the hashes agree.
  * Invariant: cap is a power of two and count < cap / 2. */
 #include "util.h"
 
-static uint64_t hash(const char *s, size_t n) {
+static uint32_t hash(const char *s, size_t n) {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++) {
         h ^= (unsigned char)s[i];
         h *= 1099511628211ull;
     }
-    return h;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 void mp_strmap_init(mp_strmap *m) { memset(m, 0, sizeof *m); }
 
 void mp_strmap_free(mp_strmap *m) {
-    free(m->keys);
-    free(m->lens);
-    free(m->vals);
+    free(m->e);
     memset(m, 0, sizeof *m);
 }
 
-static size_t slot(const mp_strmap *m, const char *key, size_t len) {
-    size_t mask = m->cap - 1, i = hash(key, len) & mask;
-    while (m->keys[i] &&
-           !(m->lens[i] == len && memcmp(m->keys[i], key, len) == 0))
+static size_t slot(const mp_strmap *m, const char *key, size_t len, uint32_t h) {
+    size_t mask = m->cap - 1, i = h & mask;
+    for (;;) {
+        const mp_strmap_entry *e = &m->e[i];
+        if (!e->key || (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0)) return i;
         i = (i + 1) & mask;
-    return i;
+    }
 }
 
 static void grow(mp_strmap *m) {
     mp_strmap old = *m;
     m->cap = old.cap ? old.cap * 2 : 64;
-    m->keys = mp_xcalloc(m->cap, sizeof *m->keys);
-    m->lens = mp_xcalloc(m->cap, sizeof *m->lens);
-    m->vals = mp_xcalloc(m->cap, sizeof *m->vals);
-    for (size_t i = 0; i < old.cap; i++) {
-        if (!old.keys[i]) continue;
-        size_t j = slot(m, old.keys[i], old.lens[i]);
-        m->keys[j] = old.keys[i];
-        m->lens[j] = old.lens[i];
-        m->vals[j] = old.vals[i];
-    }
-    free(old.keys);
-    free(old.lens);
-    free(old.vals);
+    m->e = mp_xcalloc(m->cap, sizeof *m->e);
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.e[i].key) m->e[slot(m, old.e[i].key, old.e[i].len, old.e[i].hash)] = old.e[i];
+    free(old.e);
 }
 
 int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val) {
     if ((m->count + 1) * 2 > m->cap) grow(m);
-    size_t i = slot(m, key, len);
-    if (m->keys[i]) return m->vals[i];
-    m->keys[i] = key;
-    m->lens[i] = (uint32_t)len;
-    m->vals[i] = val;
+    uint32_t h = hash(key, len);
+    mp_strmap_entry *e = &m->e[slot(m, key, len, h)];
+    if (e->key) return e->val;
+    *e = (mp_strmap_entry){key, (uint32_t)len, h, val};
     m->count++;
     return -1;
 }
 
 int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len) {
     if (!m->cap) return -1;
-    size_t i = slot(m, key, len);
-    return m->keys[i] ? m->vals[i] : -1;
+    const mp_strmap_entry *e = &m->e[slot(m, key, len, hash(key, len))];
+    return e->key ? e->val : -1;
 }

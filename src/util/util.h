@@ -35,10 +35,13 @@ void *mp_xrealloc(void *p, size_t n);
     } while (0)
 
 /* --- string -> int32 map (open addressing).  Keys are not copied. */
+typedef struct mp_strmap_entry {
+    const char *key; /* NULL: empty */
+    uint32_t len, hash;
+    int32_t val;
+} mp_strmap_entry;
 typedef struct mp_strmap {
-    const char **keys;
-    uint32_t *lens;
-    int32_t *vals;
+    mp_strmap_entry *e;
     size_t cap, count;
 } mp_strmap;
 void mp_strmap_init(mp_strmap *m);
@@ -51,10 +54,18 @@ int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len);
 int mp_err_set(mp_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int mp_err_vset(mp_err *err, int code, const char *fmt, va_list ap);
+/* MP_EPLAN with err->limit set: a valid graph beyond a planner's limits. */
+int mp_err_limit(mp_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* --- checked arithmetic: false on overflow */
 static inline bool mp_add_u64(uint64_t a, uint64_t b, uint64_t *r) {
     return !__builtin_add_overflow(a, b, r);
+}
+/* a + b, or UINT64_MAX where it would not fit: the planners' tops and
+ * peaks saturate, so a layout past 64 bits compares as the worst. */
+static inline uint64_t mp_sat_add_u64(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 static inline bool mp_mul_u64(uint64_t a, uint64_t b, uint64_t *r) {
     return !__builtin_mul_overflow(a, b, r);
