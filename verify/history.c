@@ -87,6 +87,17 @@ static const char *const C_CHANGES[] = {"from_run", "to_run", "kind", "graph", "
                                         "from_bytes", "to_bytes", "delta", "from_verify",
                                         "to_verify"};
 
+/* fuzzing campaigns (the algorithm filter does not apply to them) */
+static const char Q_CAMPAIGNS[] =
+    "SELECT r.id, substr(r.started,1,19), coalesce(r.git_rev,''), c.target, c.engine,"
+    " printf('%.1f', c.seconds), c.executions,"
+    " printf('%.0f', c.executions / max(c.seconds, 0.001)), c.corpus_size, c.coverage, c.crashes"
+    " FROM campaigns c JOIN runs r ON r.id = c.run_id"
+    " WHERE r.started >= ?1 AND ?2 IS NOT NULL ORDER BY r.id, c.target";
+static const char *const C_CAMPAIGNS[] = {"run", "started", "git", "target", "engine", "seconds",
+                                          "executions", "exec_per_s", "corpus", "coverage",
+                                          "crashes"};
+
 static void put_text(const table *t, mp_buf *b) {
     size_t w[16] = {0};
     for (int c = 0; c < t->ncols; c++) {
@@ -173,23 +184,25 @@ static void put_json(const table *t, mp_buf *b, bool last) {
 int mp_report(mp_db *d, const char *since, const char *algo, const char *format, mp_buf *out,
               mp_err *err) {
     sqlite3 *db = mp_db_handle(d);
-    table t[3] = {{"quality", C_QUALITY, 12, NULL, 0, 0},
-                  {"worst", C_WORST, 8, NULL, 0, 0},
-                  {"changes", C_CHANGES, 10, NULL, 0, 0}};
-    const char *q[3] = {Q_QUALITY, Q_WORST, Q_CHANGES};
+    enum { N_TABLES = 4 };
+    table t[N_TABLES] = {{"quality", C_QUALITY, 12, NULL, 0, 0},
+                         {"worst", C_WORST, 8, NULL, 0, 0},
+                         {"changes", C_CHANGES, 10, NULL, 0, 0},
+                         {"campaigns", C_CAMPAIGNS, 11, NULL, 0, 0}};
+    const char *q[N_TABLES] = {Q_QUALITY, Q_WORST, Q_CHANGES, Q_CAMPAIGNS};
     int rc = MP_OK;
-    for (int i = 0; i < 3 && rc == MP_OK; i++) rc = run_query(db, q[i], since, algo, &t[i], err);
+    for (int i = 0; i < N_TABLES && rc == MP_OK; i++) rc = run_query(db, q[i], since, algo, &t[i], err);
     if (rc == MP_OK) {
         if (strcmp(format, "csv") == 0) {
-            for (int i = 0; i < 3; i++) put_csv(&t[i], out);
+            for (int i = 0; i < N_TABLES; i++) put_csv(&t[i], out);
         } else if (strcmp(format, "json") == 0) {
             mp_buf_puts(out, "{");
-            for (int i = 0; i < 3; i++) put_json(&t[i], out, i == 2);
+            for (int i = 0; i < N_TABLES; i++) put_json(&t[i], out, i == N_TABLES - 1);
             mp_buf_puts(out, "}\n");
         } else {
-            for (int i = 0; i < 3; i++) put_text(&t[i], out);
+            for (int i = 0; i < N_TABLES; i++) put_text(&t[i], out);
         }
     }
-    for (int i = 0; i < 3; i++) free_table(&t[i]);
+    for (int i = 0; i < N_TABLES; i++) free_table(&t[i]);
     return rc;
 }

@@ -63,5 +63,17 @@ for f in corpus/*/*.mpg; do
     done
 done
 
+# record-campaign: a campaign row the report shows; bad input changes nothing
+C="--target planners --engine libfuzzer --executions 1234 --corpus-size 56 --coverage 789 --crashes 1"
+# shellcheck disable=SC2086
+expect_rc 0 "$M" record-campaign --db "$T/camp.db" --seconds 2 $C
+# shellcheck disable=SC2086
+expect_rc 2 "$M" record-campaign --db "$T/camp.db" --seconds -3 $C
+grep -q "bad value '-3' for --seconds" "$T/err" && ok || bad "record-campaign message: $(cat "$T/err")"
+expect_rc 2 "$M" record-campaign --db "$T/camp.db" --target planners --engine gdb --seconds 2
+expect_rc 0 "$M" report --db "$T/camp.db" --format csv
+[ "$(grep -c ',planners,libfuzzer,2.0,1234,617,56,789,1$' "$T/out")" = 1 ] && ok ||
+    bad "report lacks the one campaign: $(cat "$T/out")"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
