@@ -1,6 +1,7 @@
 # memplan - plain make; see README.md.
 #
 #   make                 build/libmemplan.a and build/memplan (optimised)
+#   make bench           the benchmark table (README), into results/metrics.db
 #   make test            build everything again under ASan+UBSan in
 #                        build/test/ and run every test (SANITIZE=0: plain)
 #   make install PREFIX=/usr/local
@@ -30,7 +31,7 @@ B := build
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
 
-.PHONY: all test clean install FORCE
+.PHONY: all test clean install bench FORCE
 all: $(B)/libmemplan.a $(B)/memplan
 
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -74,6 +75,13 @@ test:
 
 $(T)/unit: $(TEST_SRC) $(T)/libmemplan.a $(HDRS)
 	$(CC) $(ALL_CFLAGS) -Isrc -Iref -o $@ $(TEST_SRC) $(T)/libmemplan.a -lcriterion $(LDLIBS)
+
+# ---------------------------------------------------------------- bench
+# The benchmark table (README): every algorithm side by side, recorded in
+# the metrics store.  BENCH_ARGS=--max-tensors 100000 for a shorter run.
+bench: $(B)/memplan
+	@mkdir -p results
+	$(B)/memplan bench --db results/metrics.db --data bench/data $(BENCH_ARGS)
 
 # -------------------------------------------------------------- install
 install: all

@@ -177,7 +177,7 @@ Test(opt, exact_search_matches_brute_force) {
             int32_t s = (int32_t)(x % 8), w = (int32_t)((x >> 8) % 5);
             it[i] = (pk_item){1 + (x >> 16) % 7, s, s + w, false, 0};
         }
-        pk_params prm = {1000, true, 10000000};
+        pk_params prm = {1000, true, 10000000, 0};
         pk_stats st;
         uint64_t peak = pk_solve(it, n, &prm, &st), opt = brute(it, n);
         cr_assert_eq(peak, opt, "instance %d: exact %llu, optimum %llu", t, (unsigned long long)peak,

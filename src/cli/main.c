@@ -17,6 +17,7 @@ static const char MAIN_HELP[] =
     "  harness   differential checks on random graphs, metrics into SQLite\n"
     "  report    the metrics history: quality over time, worst graphs, changes\n"
     "  gate      compare the latest harness run with a committed baseline\n"
+    "  bench     plan quality, time and memory of every algorithm side by side\n"
     "  trace     a plan as a Chrome trace / Perfetto JSON file\n"
     "  svg       a plan as a standalone SVG picture\n"
     "  record-campaign  record a fuzzing campaign in the metrics store\n"
@@ -45,6 +46,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "harness") == 0) return mp_cmd_harness(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0) return mp_cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "gate") == 0) return mp_cmd_gate(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0) return mp_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "trace") == 0) return mp_cmd_trace(argc - 1, argv + 1);
     if (strcmp(cmd, "svg") == 0) return mp_cmd_svg(argc - 1, argv + 1);
     if (strcmp(cmd, "record-campaign") == 0) return mp_cmd_record_campaign(argc - 1, argv + 1);

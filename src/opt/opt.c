@@ -46,6 +46,7 @@ typedef struct octx {
     ograph *g;
     bool tree;
     uint64_t total_items, work_total;
+    uint64_t total_specs; /* tensors planned in the whole program */
     mp_buf notes;
 } octx;
 
@@ -262,8 +263,14 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b) {
     if (reserve) /* shared sub-graphs: ExecuTorch's reservation at 0 */
         push_item(&iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
     uint64_t share = c->total_items ? c->work_total * iv.n / c->total_items : 0;
+    /* bottom-up runs cost n sqrt(n) a buffer: all of them in programs of
+     * up to 2^17 planned tensors, fewer in larger ones, at least one (mixed
+     * graphs of 10^6 tensors hold dozens of dense buffers of 10^4+ items) */
+    uint64_t bu = c->total_specs <= (UINT64_C(1) << 17)
+                      ? PK_BOTTOM_UP_RUNS
+                      : PK_BOTTOM_UP_RUNS * (UINT64_C(1) << 17) / c->total_specs;
     pk_params prm = {share < 4000 ? 4000 : share, c->o->exact,
-                     (uint64_t)c->o->exact_ms * PK_EXACT_WORK_PER_MS};
+                     (uint64_t)c->o->exact_ms * PK_EXACT_WORK_PER_MS, bu ? (uint32_t)bu : 1};
     pk_stats st;
     uint64_t peak = pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
     if (c->o->exact && st.exact_ran)
@@ -480,6 +487,7 @@ mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     for (uint32_t k = 0; k < n_order && rc == MP_OK; k++) {
         rc = prepare(&c, (uint32_t)order[k]);
         c.total_items += c.g[order[k]].n_specs + prog->graphs[order[k]].n_nodes;
+        c.total_specs += c.g[order[k]].n_specs;
     }
     c.tree = is_tree(&c);
     c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;

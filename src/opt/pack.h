@@ -24,7 +24,12 @@ typedef struct pk_params {
     uint64_t work;       /* improvement budget, work units */
     bool exact;          /* search for the optimum */
     uint64_t exact_work; /* exact search budget, work units */
+    /* bottom-up constructions allowed (0: PK_BOTTOM_UP_RUNS); the caller
+     * lowers it in large programs, where they dominate the time */
+    uint32_t bottom_up_runs;
 } pk_params;
+
+#define PK_BOTTOM_UP_RUNS 4
 
 typedef struct pk_stats {
     uint64_t peak, lower_bound;
