@@ -30,6 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "memplan.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Does a failure with this message count (MEMPLAN_FUZZ_ONLY)? */
@@ -58,5 +60,31 @@ fuzz_fail(const char *fmt, ...) {
     do {                                                                      \
         if (!(cond)) fuzz_fail(__VA_ARGS__);                                  \
     } while (0)
+
+/* The program plan files are checked against when the input carries no
+ * graph (the planfile and verify targets): the names the seeds and the
+ * dictionaries use, an entry graph with every attribute and a cond. */
+static inline const mp_program *fuzz_fixed_program(void) {
+    static const char text[] =
+        "memplan-graph 1\n"
+        "graph main\n"
+        "tensor x 40\ntensor w 64 const\ntensor kv 32 mutable\ntensor a 40\ntensor b 24 dynamic\n"
+        "tensor v 40 view=a\ntensor c 40 inplace=a\ntensor y 16 device=cuda:0\n"
+        "node placeholder out=x\nnode placeholder out=w\nnode placeholder out=kv\n"
+        "node call in=x,w out=a\nnode call in=a,kv out=b\nnode call in=v,b out=c\n"
+        "node cond in=c out=y true=T false=F\nnode output in=y\n"
+        "end\n"
+        "graph T\ntensor p 40\ntensor q 16\nnode placeholder out=p\nnode call in=p out=q\n"
+        "node output in=q\nend\n"
+        "graph F\ntensor p 40\ntensor r 16\nnode placeholder out=p\nnode call in=p out=r\n"
+        "node output in=r\nend\n";
+    static mp_program *p;
+    if (!p) {
+        mp_err err;
+        p = mp_graph_parse(text, sizeof text - 1, "<program>", &err);
+        if (!p) fuzz_fail("fixed program does not parse: %s", err.msg);
+    }
+    return p;
+}
 
 #endif

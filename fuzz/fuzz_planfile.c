@@ -12,30 +12,8 @@
 
 #include <string.h>
 
-/* Names the seeds and the dictionary use: an entry graph with sub-graphs. */
-static const char PROGRAM[] =
-    "memplan-graph 1\n"
-    "graph main\n"
-    "tensor x 40\ntensor w 64 const\ntensor kv 32 mutable\ntensor a 40\ntensor b 24 dynamic\n"
-    "tensor v 40 view=a\ntensor c 40 inplace=a\ntensor y 16 device=cuda:0\n"
-    "node placeholder out=x\nnode placeholder out=w\nnode placeholder out=kv\n"
-    "node call in=x,w out=a\nnode call in=a,kv out=b\nnode call in=v,b out=c\n"
-    "node cond in=c out=y true=T false=F\nnode output in=y\n"
-    "end\n"
-    "graph T\ntensor p 40\ntensor q 16\nnode placeholder out=p\nnode call in=p out=q\n"
-    "node output in=q\nend\n"
-    "graph F\ntensor p 40\ntensor r 16\nnode placeholder out=p\nnode call in=p out=r\n"
-    "node output in=r\nend\n";
 
-static const mp_program *program(void) {
-    static mp_program *p;
-    if (!p) {
-        mp_err err;
-        p = mp_graph_parse(PROGRAM, sizeof PROGRAM - 1, "<program>", &err);
-        if (!p) fuzz_fail("fixed program does not parse: %s", err.msg);
-    }
-    return p;
-}
+static const mp_program *program(void) { return fuzz_fixed_program(); }
 
 static void check_names(const mp_plan *pl, const mp_program *prog) {
     for (uint32_t b = 0; b < pl->n_graphs; b++) {

@@ -20,19 +20,6 @@
 
 #include <string.h>
 
-static const char PROGRAM[] =
-    "memplan-graph 1\n"
-    "graph main\n"
-    "tensor x 40\ntensor w 64 const\ntensor kv 32 mutable\ntensor a 40\ntensor b 24 dynamic\n"
-    "tensor v 40 view=a\ntensor c 40 inplace=a\ntensor y 16 device=cuda:0\n"
-    "node placeholder out=x\nnode placeholder out=w\nnode placeholder out=kv\n"
-    "node call in=x,w out=a\nnode call in=a,kv out=b\nnode call in=v,b out=c\n"
-    "node cond in=c out=y true=T false=F\nnode output in=y\n"
-    "end\n"
-    "graph T\ntensor p 40\ntensor q 16\nnode placeholder out=p\nnode call in=p out=q\n"
-    "node output in=q\nend\n"
-    "graph F\ntensor p 40\ntensor r 16\nnode placeholder out=p\nnode call in=p out=r\n"
-    "node output in=r\nend\n";
 
 static bool strict(void) {
     static int s = -1;
@@ -108,16 +95,13 @@ static void judge(const mp_program *prog, const mp_plan *plan) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static mp_program *fixed;
     mp_err err;
     size_t at = split_at(data, size);
     if (at == size) return 0;
     mp_program *own = NULL;
     const mp_program *prog;
     if (at == 0) {
-        if (!fixed) fixed = mp_graph_parse(PROGRAM, sizeof PROGRAM - 1, "<program>", &err);
-        FUZZ_ASSERT(fixed, "fixed program does not parse");
-        prog = fixed;
+        prog = fuzz_fixed_program();
     } else {
         own = mp_graph_parse((const char *)data, at, "<graph>", &err);
         if (!own) return 0;

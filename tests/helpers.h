@@ -8,6 +8,26 @@
 
 #include "memplan.h"
 
+/* Graphs several test files share: a chain with a weight, and a cond whose
+ * branches need different memory. */
+#define FIXTURE_CHAIN                                                                 \
+    "memplan-graph 1\n"                                                              \
+    "graph main\n"                                                                   \
+    "tensor x 100\ntensor w 64 const\ntensor a 200\ntensor b 200\n"                  \
+    "tensor c 50\ntensor y 100\n"                                                    \
+    "node placeholder out=x\nnode placeholder out=w\nnode call in=x,w out=a\n"       \
+    "node call in=a out=b\nnode call in=b,x out=c\nnode call in=c out=y\n"           \
+    "node output in=y\nend\n"
+#define FIXTURE_COND                                                                  \
+    "memplan-graph 1\n"                                                              \
+    "graph main\ntensor p 32\ntensor a 64\ntensor r 16\n"                            \
+    "node placeholder out=p\nnode call in=p out=a\nnode cond in=a true=t false=f out=r\n" \
+    "node output in=r\nend\n"                                                        \
+    "graph t\ntensor i 48\ntensor o 16\n"                                            \
+    "node placeholder out=i\nnode call in=i out=o\nnode output in=o\nend\n"          \
+    "graph f\ntensor i 48\ntensor m 100\ntensor o 16\n"                              \
+    "node placeholder out=i\nnode call in=i out=m\nnode call in=m out=o\nnode output in=o\nend\n"
+
 /* Parse text that must be a valid graph. */
 static inline mp_program *must_parse(const char *text) {
     mp_err err;

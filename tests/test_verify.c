@@ -4,22 +4,8 @@
 
 #define HDR "memplan-graph 1\n"
 
-static const char CHAIN[] = HDR
-    "graph main\n"
-    "tensor x 100\ntensor w 64 const\ntensor a 200\ntensor b 200\n"
-    "tensor c 50\ntensor y 100\n"
-    "node placeholder out=x\nnode placeholder out=w\nnode call in=x,w out=a\n"
-    "node call in=a out=b\nnode call in=b,x out=c\nnode call in=c out=y\n"
-    "node output in=y\nend\n";
-
-static const char COND[] = HDR
-    "graph main\ntensor p 32\ntensor a 64\ntensor r 16\n"
-    "node placeholder out=p\nnode call in=p out=a\nnode cond in=a true=t false=f out=r\n"
-    "node output in=r\nend\n"
-    "graph t\ntensor i 48\ntensor o 16\n"
-    "node placeholder out=i\nnode call in=i out=o\nnode output in=o\nend\n"
-    "graph f\ntensor i 48\ntensor m 100\ntensor o 16\n"
-    "node placeholder out=i\nnode call in=i out=m\nnode call in=m out=o\nnode output in=o\nend\n";
+static const char CHAIN[] = FIXTURE_CHAIN;
+static const char COND[] = FIXTURE_COND;
 
 static const char DEVS[] = HDR
     "graph main\ntensor x 10 device=cuda\ntensor y 20\ntensor d 8 dynamic\ntensor z 30 device=cuda:1\n"
