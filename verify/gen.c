@@ -22,6 +22,10 @@ typedef struct rng {
     uint64_t s;
 } rng;
 
+/* Every draw is a statement of its own (or sequenced by ?:, && or a call):
+ * C leaves the order of operands and arguments unspecified, gcc and clang
+ * choose differently, and a seed must give the same graph with any
+ * compiler. */
 static uint64_t next(rng *r) {
     uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -42,7 +46,8 @@ static uint64_t real_size(rng *r) {
     if (k < 40) return UINT64_C(1) << (6 + below(r, 19));
     if (k < 75) {
         uint64_t h = hw[below(r, 6)];
-        return ch[below(r, 12)] * h * h * dt[below(r, 4)];
+        uint64_t c = ch[below(r, 12)]; /* one draw per statement: see next() */
+        return c * h * h * dt[below(r, 4)];
     }
     if (k < 90) return 1 + below(r, 4096);
     if (k < 99) return 1 + below(r, 16u << 20);
@@ -295,15 +300,19 @@ static size_t gen_mixed(gen *G, size_t gi, uint64_t budget, uint32_t depth,
     uint64_t start = G->tensors;
     for (uint32_t i = 0; i < n_inputs; i++) {
         uint32_t fl = inputs ? inputs[i].flags & MP_T_DYNAMIC : 0;
-        int32_t t = placeholder(G, GR(gi), "in", inputs ? inputs[i].size : real_size(&G->r),
-                                inputs ? inputs[i].dev : pick_device(G), fl);
+        mp_device dev = inputs ? inputs[i].dev : pick_device(G);
+        uint64_t size = inputs ? inputs[i].size : real_size(&G->r);
+        int32_t t = placeholder(G, GR(gi), "in", size, dev, fl);
         offer(GR(gi), t);
     }
     uint32_t n_w = (uint32_t)below(&G->r, 3);
     for (uint32_t i = 0; i < n_w; i++)
         offer(GR(gi), placeholder(G, GR(gi), "w", real_size(&G->r), G->devs[0], MP_T_CONST));
-    if (chance(&G->r, 30))
-        offer(GR(gi), placeholder(G, GR(gi), "buf", real_size(&G->r), pick_device(G), MP_T_MUTABLE));
+    if (chance(&G->r, 30)) {
+        mp_device dev = pick_device(G);
+        uint64_t size = real_size(&G->r);
+        offer(GR(gi), placeholder(G, GR(gi), "buf", size, dev, MP_T_MUTABLE));
+    }
     while (G->tensors - start < budget) {
         uint64_t k = below(&G->r, 100);
         uint64_t left = budget - (G->tensors - start);
@@ -538,9 +547,10 @@ void mp_gen(const mp_gen_options *o, mp_buf *out) {
     for (uint32_t i = 0; i < G.n_devs; i++) G.devs[i] = o->n_devices ? o->devices[i] : (mp_device){0, 0};
     G.pools = chance(&G.r, 30);
     G.inplace = chance(&G.r, 50);
-    if (o->profile == MP_PROFILE_MIXED)
-        gen_mixed(&G, 0, o->tensors > 4 ? o->tensors - 4 : 1, 0, NULL, 1 + (uint32_t)below(&G.r, 3),
-                  1 + (uint32_t)below(&G.r, 3));
+    if (o->profile == MP_PROFILE_MIXED) {
+        uint32_t n_out = 1 + (uint32_t)below(&G.r, 3), n_in = 1 + (uint32_t)below(&G.r, 3);
+        gen_mixed(&G, 0, o->tensors > 4 ? o->tensors - 4 : 1, 0, NULL, n_in, n_out);
+    }
     else
         gen_profile(&G);
     mp_buf_printf(out, "memplan-graph 1\n# memplan gen --seed %llu --tensors %llu --depth %u "
