@@ -5,12 +5,7 @@
 # raises); the repaired plan is exactly the recorded one and valid; the
 # optimized planner's plan is valid too.
 set -u
-M=${MEMPLAN:-build/memplan}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. tests/cli/common.inc
 for g in corpus/defects/*.mpg; do
     b=${g%.mpg}
     # shellcheck disable=SC2046

@@ -1,18 +1,7 @@
 #!/bin/sh
 # CLI tests: exit codes, messages, atomic output.  $MEMPLAN is the binary.
 set -u
-M=${MEMPLAN:-build/memplan}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-expect_rc() { # want cmd...
-    want=$1; shift
-    "$@" >"$T/out" 2>"$T/err"; got=$?
-    if [ "$got" = "$want" ]; then ok; else bad "exit $got, want $want: $*"; cat "$T/err"; fi
-}
+. tests/cli/common.inc
 
 expect_rc 0 "$M" --help
 expect_rc 0 "$M" plan --help

@@ -14,18 +14,7 @@
 #     XML <parsererror>.
 # Each detector is first shown to fire on a deliberately broken page.
 set -u
-M=${MEMPLAN:-build/memplan}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-expect_rc() { # want cmd...
-    want=$1; shift
-    "$@" >"$T/out" 2>"$T/err"; got=$?
-    if [ "$got" = "$want" ]; then ok; else bad "exit $got, want $want: $*"; cat "$T/err"; fi
-}
+. tests/cli/common.inc
 has() { grep -q -- "$2" "$1" && ok || bad "$1 lacks '$2': $(head -c 300 "$1")"; }
 
 # ------------------------------------------------------------ the CLI
