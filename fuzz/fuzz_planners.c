@@ -360,10 +360,7 @@ static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n) {
 }
 
 static void write_program(const dec *d, mp_buf *b) {
-    static const char *const keys[8][2] = {
-        [MP_NODE_COND] = {"true", "false"}, [MP_NODE_WHILE] = {"cond", "body"},
-        [MP_NODE_MAP] = {"body", NULL},     [MP_NODE_SCAN] = {"body", NULL}};
-    char dev[24], name[16];
+    char name[16];
     mp_buf_puts(b, "memplan-graph 1\n");
     for (uint32_t gi = 0; gi < d->ng; gi++) {
         const fgraph *g = &d->g[gi];
@@ -371,16 +368,12 @@ static void write_program(const dec *d, mp_buf *b) {
         mp_buf_printf(b, "graph %s\n", name);
         for (uint32_t i = 0; i < g->nt; i++) {
             const ftensor *t = &g->t[i];
-            mp_buf_printf(b, "tensor t%u %llu", i, (unsigned long long)t->size);
-            if (t->dev.type != MP_DEV_CPU || t->dev.index)
-                mp_buf_printf(b, " device=%s", mp_device_str(t->dev, dev));
-            if (t->flags & MP_T_CONST) mp_buf_puts(b, " const");
-            if (t->flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
-            if (t->flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
-            if (t->mem_id) mp_buf_printf(b, " mem_id=%u", t->mem_id);
-            if (t->inplace >= 0) mp_buf_printf(b, " inplace=t%d", t->inplace);
-            if (t->view >= 0) mp_buf_printf(b, " view=t%d", t->view);
-            mp_buf_puts(b, "\n");
+            char tn[16], ip[16], vw[16];
+            snprintf(tn, sizeof tn, "t%u", i);
+            snprintf(ip, sizeof ip, "t%d", t->inplace);
+            snprintf(vw, sizeof vw, "t%d", t->view);
+            mp_graph_put_tensor(b, tn, t->size, t->dev, t->flags, t->mem_id,
+                                t->inplace >= 0 ? ip : NULL, t->view >= 0 ? vw : NULL);
         }
         for (int pass = 0; pass < 2; pass++) {
             const fnode *v = pass ? g->body : g->ph;
@@ -393,7 +386,7 @@ static void write_program(const dec *d, mp_buf *b) {
                 for (int s = 0; s < 2; s++)
                     if (nd->sub[s] >= 0) {
                         graph_name((uint32_t)nd->sub[s], name);
-                        mp_buf_printf(b, " %s=%s", keys[nd->kind][s], name);
+                        mp_buf_printf(b, " %s=%s", mp_node_sub_key(nd->kind, s), name);
                     }
                 if (nd->backend) mp_buf_printf(b, " backend=%s", nd->backend);
                 mp_buf_puts(b, "\n");

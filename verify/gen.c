@@ -463,25 +463,13 @@ static void gen_profile(gen *G) {
 /* ------------------------------------------------------------ writing */
 
 static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
-    char dev[24];
     mp_buf_printf(b, "graph %s\n", g->name);
     for (size_t i = 0; i < g->nt; i++) {
         const btensor *t = &g->t[i];
-        mp_buf_printf(b, "tensor %s ", t->name);
-        mp_buf_u64(b, t->size);
-        if (t->dev.type != MP_DEV_CPU || t->dev.index)
-            mp_buf_printf(b, " device=%s", mp_device_str(t->dev, dev));
-        if (t->flags & MP_T_CONST) mp_buf_puts(b, " const");
-        if (t->flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
-        if (t->flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
-        if (t->mem_id) mp_buf_printf(b, " mem_id=%u", t->mem_id);
-        if (t->inplace >= 0) mp_buf_printf(b, " inplace=%s", g->t[t->inplace].name);
-        if (t->view >= 0) mp_buf_printf(b, " view=%s", g->t[t->view].name);
-        mp_buf_put(b, "\n", 1);
+        mp_graph_put_tensor(b, t->name, t->size, t->dev, t->flags, t->mem_id,
+                            t->inplace >= 0 ? g->t[t->inplace].name : NULL,
+                            t->view >= 0 ? g->t[t->view].name : NULL);
     }
-    static const char *const keys[8][2] = {
-        [MP_NODE_COND] = {"true", "false"}, [MP_NODE_WHILE] = {"cond", "body"},
-        [MP_NODE_MAP] = {"body", NULL},     [MP_NODE_SCAN] = {"body", NULL}};
     for (size_t pass = 0; pass < 2; pass++) {
         const bnode *v = pass ? g->body : g->ph;
         size_t n = pass ? g->nb : g->nph;
@@ -500,7 +488,7 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
             }
             for (int s = 0; s < 2; s++)
                 if (nd->sub[s] >= 0)
-                    mp_buf_printf(b, " %s=%s", keys[nd->kind][s], G->g[nd->sub[s]].name);
+                    mp_buf_printf(b, " %s=%s", mp_node_sub_key(nd->kind, s), G->g[nd->sub[s]].name);
             if (nd->backend) mp_buf_printf(b, " backend=%s", nd->backend);
             mp_buf_put(b, "\n", 1);
         }

@@ -12,34 +12,44 @@ static void put_list(mp_buf *b, const char *key, const mp_graphdef *g,
     }
 }
 
-static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
-    char dev[24];
-    mp_buf_printf(b, "tensor %s ", t->name);
-    mp_buf_u64(b, t->size);
-    if (t->device.type != MP_DEV_CPU || t->device.index != 0)
-        mp_buf_printf(b, " device=%s", mp_device_str(t->device, dev));
-    if (t->flags & MP_T_CONST) mp_buf_puts(b, " const");
-    if (t->flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
-    if (t->flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
-    if (t->mem_id) mp_buf_printf(b, " mem_id=%u", t->mem_id);
-    if (t->inplace_base >= 0)
-        mp_buf_printf(b, " inplace=%s", g->tensors[t->inplace_base].name);
-    if (t->view_base >= 0)
-        mp_buf_printf(b, " view=%s", g->tensors[t->view_base].name);
+/* One `tensor` line; inplace and view are the bases' names, or NULL.  The
+ * generator and the fuzz decoder write their graphs with it too. */
+void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
+                         uint32_t flags, uint32_t mem_id, const char *inplace, const char *view) {
+    char d[24];
+    mp_buf_printf(b, "tensor %s ", name);
+    mp_buf_u64(b, size);
+    if (dev.type != MP_DEV_CPU || dev.index != 0) mp_buf_printf(b, " device=%s", mp_device_str(dev, d));
+    if (flags & MP_T_CONST) mp_buf_puts(b, " const");
+    if (flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
+    if (flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
+    if (mem_id) mp_buf_printf(b, " mem_id=%u", mem_id);
+    if (inplace) mp_buf_printf(b, " inplace=%s", inplace);
+    if (view) mp_buf_printf(b, " view=%s", view);
     mp_buf_put(b, "\n", 1);
+}
+
+const char *mp_node_sub_key(uint32_t kind, int s) {
+    static const char *const keys[8][2] = {
+        [MP_NODE_COND] = {"true", "false"}, [MP_NODE_WHILE] = {"cond", "body"},
+        [MP_NODE_MAP] = {"body", NULL},     [MP_NODE_SCAN] = {"body", NULL}};
+    return kind < 8 && (s == 0 || s == 1) ? keys[kind][s] : NULL;
+}
+
+static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
+    mp_graph_put_tensor(b, t->name, t->size, t->device, t->flags, t->mem_id,
+                        t->inplace_base >= 0 ? g->tensors[t->inplace_base].name : NULL,
+                        t->view_base >= 0 ? g->tensors[t->view_base].name : NULL);
 }
 
 static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
                      const mp_node *nd) {
-    static const char *const keys[8][2] = {
-        [MP_NODE_COND] = {"true", "false"}, [MP_NODE_WHILE] = {"cond", "body"},
-        [MP_NODE_MAP] = {"body", NULL},     [MP_NODE_SCAN] = {"body", NULL}};
     mp_buf_printf(b, "node %s", mp_node_kind_name(nd->kind));
     put_list(b, "in", g, nd->in, nd->n_in);
     put_list(b, "out", g, nd->out, nd->n_out);
     for (int s = 0; s < 2; s++)
-        if (nd->sub[s] >= 0 && nd->kind < 8 && keys[nd->kind][s])
-            mp_buf_printf(b, " %s=%s", keys[nd->kind][s],
+        if (nd->sub[s] >= 0 && mp_node_sub_key(nd->kind, s))
+            mp_buf_printf(b, " %s=%s", mp_node_sub_key(nd->kind, s),
                           prog->graphs[nd->sub[s]].name);
     if (nd->backend) mp_buf_printf(b, " backend=%s", nd->backend);
     mp_buf_put(b, "\n", 1);

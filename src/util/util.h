@@ -50,6 +50,13 @@ void mp_strmap_free(mp_strmap *m);
 int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val);
 int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len);
 
+/* --- the graph writer's pieces (graph/write.c), shared by every writer of
+ * .mpg text (the generator, the fuzz decoder) */
+void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
+                         uint32_t flags, uint32_t mem_id, const char *inplace, const char *view);
+/* The key of sub-graph s (0, 1) of a node kind ("true", "body", ...), or NULL. */
+const char *mp_node_sub_key(uint32_t kind, int s);
+
 /* --- errors */
 int mp_err_set(mp_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
