@@ -353,10 +353,11 @@ static void graph_name(uint32_t gi, char *buf) {
     else snprintf(buf, 16, "g%u", gi);
 }
 
-static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n) {
-    if (!n) return;
-    mp_buf_printf(b, " %s=", key);
-    for (uint32_t i = 0; i < n; i++) mp_buf_printf(b, "%st%d", i ? "," : "", v[i]);
+/* the decoder's tensors are t0, t1, ... */
+static const char *index_name(const void *ctx, int32_t t, char *buf) {
+    (void)ctx;
+    snprintf(buf, 24, "t%d", t);
+    return buf;
 }
 
 static void write_program(const dec *d, mp_buf *b) {
@@ -380,16 +381,12 @@ static void write_program(const dec *d, mp_buf *b) {
             uint32_t n = pass ? g->nb : g->nph;
             for (uint32_t i = 0; i < n; i++) {
                 const fnode *nd = &v[i];
-                mp_buf_printf(b, "node %s", mp_node_kind_name(nd->kind));
-                put_list(b, "in", nd->in, nd->n_in);
-                put_list(b, "out", nd->out, nd->n_out);
+                char sub_name[2][16];
+                const char *sub[2] = {NULL, NULL};
                 for (int s = 0; s < 2; s++)
-                    if (nd->sub[s] >= 0) {
-                        graph_name((uint32_t)nd->sub[s], name);
-                        mp_buf_printf(b, " %s=%s", mp_node_sub_key(nd->kind, s), name);
-                    }
-                if (nd->backend) mp_buf_printf(b, " backend=%s", nd->backend);
-                mp_buf_puts(b, "\n");
+                    if (nd->sub[s] >= 0) graph_name((uint32_t)nd->sub[s], sub_name[s]), sub[s] = sub_name[s];
+                mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend,
+                                  index_name, NULL);
             }
         }
         mp_buf_puts(b, "end\n");

@@ -462,6 +462,11 @@ static void gen_profile(gen *G) {
 
 /* ------------------------------------------------------------ writing */
 
+static const char *btensor_name(const void *ctx, int32_t t, char *buf) {
+    (void)buf;
+    return ((const bgraph *)ctx)->t[t].name;
+}
+
 static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
     mp_buf_printf(b, "graph %s\n", g->name);
     for (size_t i = 0; i < g->nt; i++) {
@@ -475,22 +480,11 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
         size_t n = pass ? g->nb : g->nph;
         for (size_t i = 0; i < n; i++) {
             const bnode *nd = &v[i];
-            mp_buf_printf(b, "node %s", mp_node_kind_name(nd->kind));
-            const int32_t *ls[2] = {nd->in, nd->out};
-            uint32_t ns[2] = {nd->n_in, nd->n_out};
-            for (int l = 0; l < 2; l++) {
-                if (!ns[l]) continue;
-                mp_buf_puts(b, l ? " out=" : " in=");
-                for (uint32_t k = 0; k < ns[l]; k++) {
-                    if (k) mp_buf_put(b, ",", 1);
-                    mp_buf_puts(b, g->t[ls[l][k]].name);
-                }
-            }
+            const char *sub[2] = {NULL, NULL};
             for (int s = 0; s < 2; s++)
-                if (nd->sub[s] >= 0)
-                    mp_buf_printf(b, " %s=%s", mp_node_sub_key(nd->kind, s), G->g[nd->sub[s]].name);
-            if (nd->backend) mp_buf_printf(b, " backend=%s", nd->backend);
-            mp_buf_put(b, "\n", 1);
+                if (nd->sub[s] >= 0) sub[s] = G->g[nd->sub[s]].name;
+            mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend,
+                              btensor_name, g);
         }
     }
     mp_buf_puts(b, "end\n");

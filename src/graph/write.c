@@ -2,13 +2,14 @@
  * parse(write(p)) is the same program (the fuzz round-trip relies on it). */
 #include "util.h"
 
-static void put_list(mp_buf *b, const char *key, const mp_graphdef *g,
-                     const int32_t *v, uint32_t n) {
+static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n,
+                     mp_name_fn name, const void *ctx) {
     if (!n) return;
     mp_buf_printf(b, " %s=", key);
     for (uint32_t i = 0; i < n; i++) {
+        char buf[24];
         if (i) mp_buf_put(b, ",", 1);
-        mp_buf_puts(b, g->tensors[v[i]].name);
+        mp_buf_puts(b, name(ctx, v[i], buf));
     }
 }
 
@@ -42,17 +43,33 @@ static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
                         t->view_base >= 0 ? g->tensors[t->view_base].name : NULL);
 }
 
+/* One `node` line: tensors are named by name(ctx, index, buf) (buf holds
+ * 24 bytes for names made on the fly), sub-graphs by sub[] (NULL: none).
+ * The generator and the fuzz decoder write their graphs with it too. */
+void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
+                       const int32_t *out, uint32_t n_out, const char *const sub[2],
+                       const char *backend, mp_name_fn name, const void *ctx) {
+    mp_buf_printf(b, "node %s", mp_node_kind_name(kind));
+    put_list(b, "in", in, n_in, name, ctx);
+    put_list(b, "out", out, n_out, name, ctx);
+    for (int s = 0; s < 2; s++)
+        if (sub[s] && mp_node_sub_key(kind, s)) mp_buf_printf(b, " %s=%s", mp_node_sub_key(kind, s), sub[s]);
+    if (backend) mp_buf_printf(b, " backend=%s", backend);
+    mp_buf_put(b, "\n", 1);
+}
+
+static const char *tensor_name(const void *ctx, int32_t t, char *buf) {
+    (void)buf;
+    return ((const mp_graphdef *)ctx)->tensors[t].name;
+}
+
 static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
                      const mp_node *nd) {
-    mp_buf_printf(b, "node %s", mp_node_kind_name(nd->kind));
-    put_list(b, "in", g, nd->in, nd->n_in);
-    put_list(b, "out", g, nd->out, nd->n_out);
+    const char *sub[2] = {NULL, NULL};
     for (int s = 0; s < 2; s++)
-        if (nd->sub[s] >= 0 && mp_node_sub_key(nd->kind, s))
-            mp_buf_printf(b, " %s=%s", mp_node_sub_key(nd->kind, s),
-                          prog->graphs[nd->sub[s]].name);
-    if (nd->backend) mp_buf_printf(b, " backend=%s", nd->backend);
-    mp_buf_put(b, "\n", 1);
+        if (nd->sub[s] >= 0) sub[s] = prog->graphs[nd->sub[s]].name;
+    mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend,
+                      tensor_name, g);
 }
 
 /* All tensors first, in declaration order, then the nodes: that keeps the

@@ -56,6 +56,11 @@ void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device d
                          uint32_t flags, uint32_t mem_id, const char *inplace, const char *view);
 /* The key of sub-graph s (0, 1) of a node kind ("true", "body", ...), or NULL. */
 const char *mp_node_sub_key(uint32_t kind, int s);
+/* The name of tensor t; buf (24 bytes) may hold a name made on the fly. */
+typedef const char *(*mp_name_fn)(const void *ctx, int32_t t, char *buf);
+void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
+                       const int32_t *out, uint32_t n_out, const char *const sub[2],
+                       const char *backend, mp_name_fn name, const void *ctx);
 
 /* --- errors */
 int mp_err_set(mp_err *err, int code, const char *fmt, ...)
