@@ -81,6 +81,15 @@ if [ "$crashes" != 0 ]; then
         echo "fuzz: crash input $work/crashes/$f"
     done
     [ "$crashes" -le 5 ] || echo "fuzz: ... and $((crashes - 5)) more in $work/crashes"
+    if [ -n "$ci" ]; then
+        # CI's machine is gone afterwards: the log must carry the input
+        # (decode with `base64 -d > FILE`) and the campaign's seed
+        grep -m1 '^INFO: Seed:' "$log"
+        f=$(ls -t "$work/crashes" | head -1)
+        echo "fuzz: crash input as base64 ($(wc -c <"$work/crashes/$f") bytes):"
+        base64 "$work/crashes/$f" | head -c 16384
+        echo
+    fi
     echo "fuzz: minimize one and file it into the corpus: sh fuzz/minimize.sh $target FILE NAME"
 fi
 if [ "$db" != none ]; then

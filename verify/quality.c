@@ -167,6 +167,9 @@ void v_quality(vctx *c) {
     lb *bounds = mp_xcalloc(c->prog->n_graphs + 1, sizeof *bounds);
     for (uint32_t k = 0; k < n; k++) graph_bound(c, order[k], &bounds[order[k]], bounds);
     mp_verify_report *r = c->r;
+    /* totals saturate at UINT64_MAX (buffers may each be near 2^64); the
+     * ratio comes from exact-enough double sums, so it stays meaningful */
+    double bytes_d = 0, lower_d = 0;
     if (c->entry) {
         uint32_t nb = c->entry->n_buffers;
         if (bounds[0].n > nb) nb = bounds[0].n;
@@ -176,13 +179,13 @@ void v_quality(vctx *c) {
         for (uint32_t b = 0; b < nb; b++) {
             r->buf_bytes[b] = b < c->entry->n_buffers ? c->entry->buffers[b] : 0;
             r->buf_lower[b] = b < bounds[0].n ? bounds[0].v[b] : 0;
-            if (!mp_add_u64(r->total_bytes, r->buf_bytes[b], &r->total_bytes))
-                r->total_bytes = UINT64_MAX;
-            r->lower_bound += r->buf_lower[b];
+            r->total_bytes = mp_sat_add_u64(r->total_bytes, r->buf_bytes[b]);
+            r->lower_bound = mp_sat_add_u64(r->lower_bound, r->buf_lower[b]);
+            bytes_d += (double)r->buf_bytes[b];
+            lower_d += (double)r->buf_lower[b];
         }
     }
-    r->ratio = r->lower_bound ? (double)r->total_bytes / (double)r->lower_bound
-                              : (r->total_bytes ? INFINITY : 1.0);
+    r->ratio = lower_d > 0 ? bytes_d / lower_d : (bytes_d > 0 ? INFINITY : 1.0);
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) free(bounds[gi].v);
     free(bounds);
     free(order);

@@ -233,6 +233,18 @@ static void push_item(itemv *iv, pk_item it, int32_t who) {
     MP_VEC_PUSH(iv->who, n, iv->wcap, who);
 }
 
+/* Whether every item of a packed layout ends within 64 bits.  The packer's
+ * tops saturate at UINT64_MAX, so a peak of UINT64_MAX is either a layout
+ * that ends exactly at 2^64 - 1 (valid) or one past 64 bits; only the items
+ * tell them apart: an overflowing top leaves an item whose end overflows. */
+static bool layout_fits(const pk_item *items, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        uint64_t end;
+        if (!mp_add_u64(items[k].offset, items[k].size, &end)) return false;
+    }
+    return true;
+}
+
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
@@ -280,8 +292,7 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b) {
                       st.optimal ? "" : " (not proved optimal within the limit)");
     uint64_t pad = own && mp_graph_has_xnnpack(g) ? 64 : 0;
     int rc = MP_OK;
-    /* the packer's peaks saturate: UINT64_MAX is a layout past 64 bits */
-    if (peak == UINT64_MAX || !mp_add_u64(peak, pad, &G->local[b]))
+    if ((peak == UINT64_MAX && !layout_fits(iv.v, iv.n)) || !mp_add_u64(peak, pad, &G->local[b]))
         rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
     for (size_t k = 0; k < iv.n; k++) {
         int32_t who = iv.who[k];
@@ -434,6 +445,13 @@ static void free_ctx(octx *c) {
     mp_buf_free(&c->notes);
 }
 
+/* A reference greedy plan handed out as opt's, with opt's notes. */
+static void relabel_as_opt(mp_plan *greedy, const char *notes) {
+    greedy->opts.algo = MP_ALGO_OPT;
+    greedy->algo_name = "opt";
+    greedy->notes = notes ? mp_arena_strndup(greedy->arena, notes, strlen(notes)) : NULL;
+}
+
 /* The reference greedy (repaired mode) as a candidate, for small programs. */
 static mp_plan *safety_net(const mp_program *prog, const mp_options *o, mp_plan *mine) {
     uint64_t n = 0;
@@ -448,10 +466,24 @@ static mp_plan *safety_net(const mp_program *prog, const mp_options *o, mp_plan 
         mp_plan_free(greedy);
         return mine;
     }
-    greedy->opts.algo = MP_ALGO_OPT;
-    greedy->algo_name = "opt";
-    greedy->notes = mine->notes ? mp_arena_strndup(greedy->arena, mine->notes, strlen(mine->notes)) : NULL;
+    relabel_as_opt(greedy, mine->notes);
     mp_plan_free(mine);
+    return greedy;
+}
+
+/* The packer refused a layout past 64 bits.  Its constructions can each
+ * overflow where greedy's still fits (greedy's objects can end exactly at
+ * 2^64 - 1), so opt falls back to the reference greedy at any size rather
+ * than refuse a graph greedy plans: opt never refuses where greedy plans. */
+static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_err *err) {
+    mp_options go = *o;
+    go.algo = MP_ALGO_GREEDY;
+    go.et_exact = false;
+    mp_err gerr;
+    mp_plan *greedy = mp_ref_plan(prog, &go, &gerr);
+    if (!greedy) return NULL; /* keep opt's own message */
+    mp_err_clear(err);
+    relabel_as_opt(greedy, NULL);
     return greedy;
 }
 
@@ -499,5 +531,6 @@ mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     }
     free(order);
     free_ctx(&c);
+    if (!plan && err->limit) return limit_fallback(prog, o, err);
     return plan ? safety_net(prog, o, plan) : NULL;
 }
