@@ -3,6 +3,7 @@
  * search finds (and proves) optima. */
 #include "helpers.h"
 
+#include "opt/opt.h"
 #include "opt/pack.h"
 
 #define HDR "memplan-graph 1\n"
@@ -40,6 +41,47 @@ Test(opt, valid_and_never_above_greedy_on_generated_graphs) {
     }
     /* not a target, a sanity check: opt should usually win outright */
     cr_assert_gt(better * 4, graphs, "opt beat greedy on only %u of %u graphs", better, graphs);
+}
+
+/* Where the effort goes (layout.c): sub-graphs get a quick layout, and
+ * full effort where their size can still lower the total.  On programs
+ * past the safety net's size that must need no more than full effort
+ * everywhere, and the refinement must matter: quick layouts alone need
+ * more on most of them. */
+Test(opt, refines_the_subgraphs_that_decide_the_peak) {
+    unsigned refined_won = 0, programs = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        mp_gen_options g;
+        mp_gen_options_default(&g);
+        g.seed = seed;
+        g.tensors = 4000;
+        mp_buf b;
+        mp_buf_init(&b);
+        mp_gen(&g, &b);
+        mp_program *p = must_parse(b.data);
+        mp_buf_free(&b);
+        mp_options o;
+        mp_options_default(&o);
+        uint64_t bytes[3];
+        static const mp_opt_effort efforts[3] = {MP_OPT_LAZY, MP_OPT_FULL, MP_OPT_QUICK};
+        for (int m = 0; m < 3; m++) {
+            mp_err err;
+            mp_plan *plan = mp_opt_plan_effort(p, &o, efforts[m], &err);
+            cr_assert(plan, "seed %llu: %s", (unsigned long long)seed, err.msg);
+            mp_verify_report r;
+            cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "seed %llu effort %d: invalid plan",
+                         (unsigned long long)seed, m);
+            mp_verify_report_free(&r);
+            bytes[m] = mp_plan_total_bytes(plan);
+            mp_plan_free(plan);
+        }
+        cr_assert_leq(bytes[0], bytes[1], "seed %llu: lazy %llu, full %llu", (unsigned long long)seed,
+                      (unsigned long long)bytes[0], (unsigned long long)bytes[1]);
+        refined_won += bytes[0] < bytes[2];
+        programs++;
+        mp_program_free(p);
+    }
+    cr_assert_gt(refined_won * 2, programs, "refining beat quick layouts on %u of %u", refined_won, programs);
 }
 
 /* The parent's big tensor a lives before the cond and b after it; greedy
@@ -177,7 +219,7 @@ Test(opt, exact_search_matches_brute_force) {
             int32_t s = (int32_t)(x % 8), w = (int32_t)((x >> 8) % 5);
             it[i] = (pk_item){1 + (x >> 16) % 7, s, s + w, false, 0};
         }
-        pk_params prm = {1000, true, 10000000, 0};
+        pk_params prm = {1000, true, 10000000, 0, false};
         pk_stats st;
         uint64_t peak = pk_solve(it, n, &prm, &st), opt = brute(it, n);
         cr_assert_eq(peak, opt, "instance %d: exact %llu, optimum %llu", t, (unsigned long long)peak,

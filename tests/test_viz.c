@@ -620,7 +620,7 @@ Test(viz_svg, violations_without_a_place_are_listed) {
     pp_free(&r);
 }
 
-Test(viz_svg, ten_thousand_tensors_stay_small, .timeout = 60) {
+Test(viz_svg, ten_thousand_tensors_stay_small) {
     pp r = generated(1, 10000, false);
     char *s = svg_of(&r, MP_VIZ_BY_DEVICE);
     size_t n = strlen(s);
@@ -750,7 +750,7 @@ static void self_contained(const char *html) {
     }
 }
 
-Test(viz_html, report_of_harness_runs_links_the_worst_graphs, .timeout = 120) {
+Test(viz_html, report_of_harness_runs_links_the_worst_graphs) {
     char *dir = tmp_dir();
     char db_path[600], svg_dir[600], failures[600];
     snprintf(db_path, sizeof db_path, "%s/m.db", dir);

@@ -2,53 +2,22 @@
  * repaired reference mode (same planned tensors, same buffer table, same
  * refusals, same file format) with a better layout.
  *
- * Graphs are laid out bottom-up, one buffer at a time (pack.c).  An
- * in-place family is one item at its root's offset, live over the hull of
- * its members.  A control-flow node's sub-graphs are one item live at that
- * node alone, as large as the largest of them (they never run together),
- * so parent tensors dead at that node reuse its bytes; its sub-graphs then
- * sit at the item's offset.  That needs every sub-graph to be run by one
- * node only (a tree of graphs); when a graph is shared, every sub-graph is
- * reserved at offset 0 for its parent's whole life instead, as ExecuTorch
- * does.  On small programs the planner also runs the reference greedy and
- * keeps whichever plan needs fewer bytes, so it never does worse. */
-#include "../../ref/ref.h"
-#include "pack.h"
+ * This file checks the graphs as the reference does, finds their shape
+ * (children-first order, whether every sub-graph is run by one node) and
+ * writes the plan; layout.c lays the buffers out (pack.c packs each).
+ * A control-flow node's sub-graphs sit in one block live at that node
+ * alone, so parent tensors dead there reuse its bytes.  That needs every
+ * sub-graph to be run by one node only (a tree of graphs); when a graph is
+ * shared, every sub-graph is reserved at offset 0 for its parent's whole
+ * life instead, as ExecuTorch does.  On small programs the planner also
+ * runs the reference greedy and keeps whichever plan needs fewer bytes, so
+ * it never does worse. */
+#include "opt.h"
 
 #include <stdio.h>
 
 #define SAFETY_NET_TENSORS 3000 /* run greedy too up to this many tensors */
 
-typedef struct ograph {
-    mp_life life;
-    bool have_life; /* life computed (every reachable graph) */
-    bool done;
-    int32_t *specs;
-    uint32_t n_specs;
-    uint8_t *planned;
-    int32_t *family;  /* per tensor: its in-place family's root */
-    uint64_t *asize;  /* per tensor: aligned size */
-    int64_t *bidx;    /* per tensor: global buffer index */
-    uint64_t *loff;   /* per tensor: offset relative to the graph's base */
-    uint64_t *local;  /* per buffer: bytes the graph needs from its base */
-    uint64_t *base;   /* per buffer: where the graph's region starts */
-    uint32_t n_buf;
-    uint64_t **block; /* per node: per buffer offset of its sub-graph item */
-} ograph;
-
-typedef struct octx {
-    const mp_program *prog;
-    const mp_options *o;
-    mp_err *err;
-    bool *reach;
-    uint8_t *map_body;
-    mp_table table;
-    ograph *g;
-    bool tree;
-    uint64_t total_items, work_total;
-    uint64_t total_specs; /* tensors planned in the whole program */
-    mp_buf notes;
-} octx;
 
 /* ------------------------------------------------------------- checks */
 
@@ -200,156 +169,6 @@ static int32_t *postorder(const octx *c, uint32_t *count, uint32_t *depth) {
     return order;
 }
 
-/* ------------------------------------------------------------- layout */
-
-static uint64_t round_up(uint64_t v, uint32_t a) {
-    uint64_t r;
-    if (v % a == 0) return v;
-    return mp_add_u64(v, a - v % a, &r) ? r : UINT64_MAX;
-}
-
-/* Bytes the sub-graphs of node `n` need in buffer b (0 when none). */
-static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b) {
-    uint64_t need = 0;
-    for (int s = 0; s < 2; s++) {
-        int32_t sg = nd->sub[s];
-        if (sg < 0 || b >= c->g[sg].n_buf) continue;
-        uint64_t v = round_up(c->g[sg].local[b], c->o->alignment);
-        if (v > need) need = v;
-    }
-    return need;
-}
-
-typedef struct itemv {
-    pk_item *v;
-    size_t n, cap;
-    int32_t *who; /* family root tensor, or -(node + 1) for a sub-graph item */
-    size_t wcap;
-} itemv;
-
-static void push_item(itemv *iv, pk_item it, int32_t who) {
-    MP_VEC_PUSH(iv->v, iv->n, iv->cap, it);
-    size_t n = iv->n - 1;
-    MP_VEC_PUSH(iv->who, n, iv->wcap, who);
-}
-
-/* Whether every item of a packed layout ends within 64 bits.  The packer's
- * tops saturate at UINT64_MAX, so a peak of UINT64_MAX is either a layout
- * that ends exactly at 2^64 - 1 (valid) or one past 64 bits; only the items
- * tell them apart: an overflowing top leaves an item whose end overflows. */
-static bool layout_fits(const pk_item *items, size_t n) {
-    for (size_t k = 0; k < n; k++) {
-        uint64_t end;
-        if (!mp_add_u64(items[k].offset, items[k].size, &end)) return false;
-    }
-    return true;
-}
-
-static int layout_buffer(octx *c, uint32_t gi, uint32_t b) {
-    ograph *G = &c->g[gi];
-    const mp_graphdef *g = &c->prog->graphs[gi];
-    itemv iv = {0};
-    int32_t *slot = mp_xmalloc((g->n_tensors + 1) * sizeof *slot);
-    for (uint32_t t = 0; t < g->n_tensors; t++) slot[t] = -1;
-    bool own = false;
-    for (uint32_t i = 0; i < G->n_specs; i++) { /* one item per family */
-        int32_t t = G->specs[i], r = G->family[t];
-        if ((uint32_t)G->bidx[t] != b) continue;
-        own = true;
-        int32_t s0 = G->life.start[t], e0 = G->life.end[t];
-        if (slot[r] < 0) {
-            slot[r] = (int32_t)iv.n;
-            push_item(&iv, (pk_item){G->asize[r], s0, e0, false, 0}, r);
-        }
-        pk_item *it = &iv.v[slot[r]];
-        if (s0 < it->start) it->start = s0;
-        if (e0 > it->end) it->end = e0;
-    }
-    uint64_t reserve = 0;
-    for (uint32_t i = 0; i < g->n_nodes; i++) {
-        uint64_t need = node_need(c, &g->nodes[i], b);
-        if (!need) continue;
-        if (c->tree) push_item(&iv, (pk_item){need, (int32_t)i, (int32_t)i, false, 0}, -(int32_t)i - 1);
-        else if (need > reserve) reserve = need;
-    }
-    if (reserve) /* shared sub-graphs: ExecuTorch's reservation at 0 */
-        push_item(&iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
-    uint64_t share = c->total_items ? c->work_total * iv.n / c->total_items : 0;
-    /* bottom-up runs cost n sqrt(n) a buffer: all of them in programs of
-     * up to 2^17 planned tensors, fewer in larger ones, at least one (mixed
-     * graphs of 10^6 tensors hold dozens of dense buffers of 10^4+ items) */
-    uint64_t bu = c->total_specs <= (UINT64_C(1) << 17)
-                      ? PK_BOTTOM_UP_RUNS
-                      : PK_BOTTOM_UP_RUNS * (UINT64_C(1) << 17) / c->total_specs;
-    pk_params prm = {share < 4000 ? 4000 : share, c->o->exact,
-                     (uint64_t)c->o->exact_ms * PK_EXACT_WORK_PER_MS, bu ? (uint32_t)bu : 1};
-    pk_stats st;
-    uint64_t peak = pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
-    if (c->o->exact && st.exact_ran)
-        mp_buf_printf(&c->notes, "exact: graph %s buffer %u: %s %llu bytes, lower bound %llu%s\n",
-                      g->name, b, st.optimal ? "optimal" : "best", (unsigned long long)peak,
-                      (unsigned long long)st.proved_bound,
-                      st.optimal ? "" : " (not proved optimal within the limit)");
-    uint64_t pad = own && mp_graph_has_xnnpack(g) ? 64 : 0;
-    int rc = MP_OK;
-    if ((peak == UINT64_MAX && !layout_fits(iv.v, iv.n)) || !mp_add_u64(peak, pad, &G->local[b]))
-        rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
-    for (size_t k = 0; k < iv.n; k++) {
-        int32_t who = iv.who[k];
-        if (who == INT32_MIN) continue;
-        if (who >= 0) {
-            G->loff[who] = iv.v[k].offset;
-        } else {
-            uint32_t node = (uint32_t)(-who - 1);
-            if (!G->block[node]) G->block[node] = mp_xcalloc(G->n_buf + 1, sizeof(uint64_t));
-            G->block[node][b] = iv.v[k].offset;
-        }
-    }
-    for (uint32_t i = 0; i < G->n_specs; i++) { /* members sit at their root */
-        int32_t t = G->specs[i];
-        if ((uint32_t)G->bidx[t] == b) G->loff[t] = G->loff[G->family[t]];
-    }
-    free(iv.v);
-    free(iv.who);
-    free(slot);
-    return rc;
-}
-
-static int layout_graph(octx *c, uint32_t gi) {
-    ograph *G = &c->g[gi];
-    const mp_graphdef *g = &c->prog->graphs[gi];
-    uint32_t nb = 2;
-    for (uint32_t i = 0; i < G->n_specs; i++)
-        if ((uint32_t)G->bidx[G->specs[i]] + 1 > nb) nb = (uint32_t)G->bidx[G->specs[i]] + 1;
-    for (uint32_t i = 0; i < g->n_nodes; i++)
-        for (int s = 0; s < 2; s++)
-            if (g->nodes[i].sub[s] >= 0 && c->g[g->nodes[i].sub[s]].n_buf > nb)
-                nb = c->g[g->nodes[i].sub[s]].n_buf;
-    G->n_buf = nb;
-    G->local = mp_xcalloc(nb + 1, sizeof *G->local);
-    G->base = mp_xcalloc(nb + 1, sizeof *G->base);
-    int rc = MP_OK;
-    for (uint32_t b = 1; b < nb && rc == MP_OK; b++) rc = layout_buffer(c, gi, b);
-    return rc;
-}
-
-/* Sub-graph regions start at their node's item (tree), or at 0. */
-static void place_bases(octx *c, const int32_t *order, uint32_t n) {
-    for (uint32_t k = n; k-- > 0;) { /* parents before children */
-        int32_t gi = order[k];
-        const mp_graphdef *g = &c->prog->graphs[gi];
-        const ograph *G = &c->g[gi];
-        for (uint32_t i = 0; i < g->n_nodes; i++)
-            for (int s = 0; s < 2; s++) {
-                int32_t sg = g->nodes[i].sub[s];
-                if (sg < 0) continue;
-                ograph *S = &c->g[sg];
-                for (uint32_t b = 1; b < S->n_buf; b++)
-                    S->base[b] = c->tree && G->block[i] && b < G->n_buf ? G->base[b] + G->block[i][b] : 0;
-            }
-    }
-}
-
 /* -------------------------------------------------------------- output */
 
 static mp_device device_of(const octx *c, uint32_t b) {
@@ -435,6 +254,9 @@ static void free_ctx(octx *c) {
         free(G->loff);
         free(G->local);
         free(G->base);
+        free(G->lb);
+        free(G->hlb);
+        free(G->full);
         for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++) free(G->block[i]);
         free(G->block);
     }
@@ -487,7 +309,8 @@ static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_e
     return greedy;
 }
 
-mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
+                            mp_err *err) {
     mp_err_clear(err);
     if (o->alignment < 1 || o->alignment > MP_MAX_ALIGNMENT) {
         mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u", (unsigned)MP_MAX_ALIGNMENT);
@@ -523,14 +346,14 @@ mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     }
     c.tree = is_tree(&c);
     c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
-    for (uint32_t k = 0; k < n_order && rc == MP_OK; k++) rc = layout_graph(&c, (uint32_t)order[k]);
-    mp_plan *plan = NULL;
-    if (rc == MP_OK) {
-        place_bases(&c, order, n_order);
-        plan = build_plan(&c);
-    }
+    if (rc == MP_OK) rc = mp_opt_layout_program(&c, order, n_order, effort);
+    mp_plan *plan = rc == MP_OK ? build_plan(&c) : NULL;
     free(order);
     free_ctx(&c);
     if (!plan && err->limit) return limit_fallback(prog, o, err);
     return plan ? safety_net(prog, o, plan) : NULL;
+}
+
+mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+    return mp_opt_plan_effort(prog, o, MP_OPT_LAZY, err);
 }

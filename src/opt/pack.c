@@ -113,10 +113,13 @@ typedef struct pk {
     int32_t *s, *e;
     uint32_t *adj_at, *adj;
     uint64_t *off;
-    uint8_t *placed;
+    span *at; /* per item: its bytes when placed; hi 0 when not */
     span *busy, *busy2;
     uint32_t *bucket; /* counting-sort scratch */
     uint64_t work;
+    uint64_t pairs;    /* overlapping pairs (count_pairs) */
+    uint32_t *by_s;    /* items in start order (by_start) */
+    uint32_t *deg;     /* conflict counts, on first use */
 } pk;
 
 typedef struct keyed {
@@ -281,12 +284,70 @@ static uint64_t count_pairs(const pk *k, const uint32_t *order) {
     return pairs;
 }
 
-static void build_conflicts(pk *k, const uint32_t *order, uint64_t pairs) {
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether every lifetime is an interval (start <= end), as graphs give
+ * them; the counting below relies on it. */
+static bool proper_lifetimes(const pk *k) {
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->e[i] < k->s[i]) return false;
+    return true;
+}
+
+static uint32_t count_at_most(const int32_t *sorted, uint32_t n, int64_t v) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) { /* first element > v */
+        uint32_t mid = (lo + hi) / 2;
+        if (sorted[mid] <= v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Each item's number of conflicts without listing them: of the other
+ * items, all but those starting after it ends and those ending before it
+ * starts.  O(n log n) where the conflict graph is O(P). */
+static void count_degrees(const pk *k, uint32_t *deg) {
     uint32_t n = k->n;
+    int32_t *ss = mp_xmalloc((n + 1) * sizeof *ss), *es = mp_xmalloc((n + 1) * sizeof *es);
+    for (uint32_t i = 0; i < n; i++) ss[i] = k->s[k->by_s[i]], es[i] = k->e[i];
+    qsort(es, n, sizeof *es, cmp_i32);
+    for (uint32_t i = 0; i < n; i++) /* ss is sorted already */
+        deg[i] = count_at_most(ss, n, k->e[i]) - count_at_most(es, n, (int64_t)k->s[i] - 1) - 1;
+    free(ss);
+    free(es);
+}
+
+/* Conflict counts (the 'O' rank): from the conflict graph when it is
+ * built, else counted, else (improper lifetimes) the graph is built. */
+static void ensure_conflicts(pk *k);
+
+static const uint32_t *degrees(pk *k) {
+    if (k->deg) return k->deg;
+    k->deg = mp_xmalloc((k->n + 1) * sizeof *k->deg);
+    if (k->adj_at) {
+        for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];
+    } else if (proper_lifetimes(k)) {
+        count_degrees(k, k->deg);
+    } else {
+        ensure_conflicts(k);
+        for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];
+    }
+    return k->deg;
+}
+
+/* The conflict graph (CSR) from a sweep in start order: every pair is
+ * listed once by the later item, O(n + P). */
+static void build_conflicts(pk *k) {
+    uint32_t n = k->n;
+    const uint32_t *order = k->by_s;
     uint32_t *deg = mp_xcalloc(n + 1, sizeof *deg);
     uint32_t *active = mp_xmalloc((n + 1) * sizeof *active);
     k->adj_at = mp_xmalloc((n + 2) * sizeof *k->adj_at);
-    k->adj = mp_xmalloc((2 * pairs + 1) * sizeof *k->adj);
+    k->adj = mp_xmalloc((2 * k->pairs + 1) * sizeof *k->adj);
     for (int pass = 0; pass < 2; pass++) {
         size_t na = 0;
         for (uint32_t q = 0; q < n; q++) {
@@ -317,6 +378,20 @@ static void build_conflicts(pk *k, const uint32_t *order, uint64_t pairs) {
     free(active);
 }
 
+/* The conflict graph and the placement scratch, built on first use: a
+ * dense buffer whose constructions are all bottom-up never pays O(P) for
+ * it.  Callers use it only where P fits (PK_MAX_PAIRS). */
+static void ensure_conflicts(pk *k) {
+    if (k->adj_at) return;
+    build_conflicts(k);
+    uint32_t max_deg = 0;
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->adj_at[i + 1] - k->adj_at[i] > max_deg) max_deg = k->adj_at[i + 1] - k->adj_at[i];
+    k->busy = mp_xmalloc((max_deg + 1) * sizeof *k->busy);
+    k->busy2 = mp_xmalloc((max_deg + 1) * sizeof *k->busy2);
+    k->bucket = mp_xmalloc((max_deg + 2) * sizeof *k->bucket);
+}
+
 /* ------------------------------------------------------------- placement */
 
 static void insertion_sort(span *v, uint32_t n) {
@@ -331,9 +406,61 @@ static void insertion_sort(span *v, uint32_t n) {
     }
 }
 
-/* Sort byte ranges by start in O(n) expected: distribute into n buckets by
- * start / (max + 1), then an insertion sort repairs order within buckets.
- * This is the packer's hot loop. */
+static inline void swap_spans(span *a, span *b) {
+    span t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void sift_down(span *v, uint32_t n, uint32_t i) {
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && v[c + 1].lo > v[c].lo) c++;
+        if (v[c].lo <= v[i].lo) return;
+        swap_spans(&v[i], &v[c]);
+        i = c;
+    }
+}
+
+/* Introsort by start: quicksort with a median-of-three pivot and a
+ * three-way partition (many equal offsets), heapsort past a depth limit,
+ * insertion sort for short runs.  O(n log n) worst case. */
+static void sort_spans_range(span *v, uint32_t n, int depth) {
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (uint32_t i = n / 2; i-- > 0;) sift_down(v, n, i);
+            for (uint32_t m = n; m > 1; m--) {
+                swap_spans(&v[0], &v[m - 1]);
+                sift_down(v, m - 1, 0);
+            }
+            return;
+        }
+        uint64_t a = v[0].lo, b = v[n / 2].lo, c = v[n - 1].lo;
+        uint64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        uint32_t lt = 0, i = 0, gt = n; /* [0,lt) < p, [lt,i) == p, [gt,n) > p */
+        while (i < gt) {
+            if (v[i].lo < p) swap_spans(&v[lt++], &v[i++]);
+            else if (v[i].lo > p) swap_spans(&v[i], &v[--gt]);
+            else i++;
+        }
+        if (lt < n - gt) { /* recurse on the smaller side */
+            sort_spans_range(v, lt, depth);
+            v += gt;
+            n -= gt;
+        } else {
+            sort_spans_range(v + gt, n - gt, depth);
+            n = lt;
+        }
+    }
+    insertion_sort(v, n);
+}
+
+/* Sort byte ranges by start: distribute into n buckets by start / (max +
+ * 1), then sort each bucket, by insertion when it is short and by
+ * introsort when offsets crowd it (a few huge items above many small
+ * ones put most offsets in the lowest buckets).  O(n) for even offsets,
+ * O(n log n) at worst.  This is the packer's hot loop. */
 static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
     if (n < 32) {
         insertion_sort(k->busy, n);
@@ -351,7 +478,12 @@ static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
         uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
         k->busy2[k->bucket[b < nb ? b : nb - 1]++] = k->busy[i];
     }
-    insertion_sort(k->busy2, n);
+    /* bucket[b] is now the end of bucket b */
+    for (uint32_t b = 0, at = 0; b < nb; at = k->bucket[b++]) {
+        uint32_t m = k->bucket[b] - at;
+        if (m <= 16) insertion_sort(k->busy2 + at, m);
+        else sort_spans_range(k->busy2 + at, m, 2 * bit_width(m));
+    }
     return k->busy2;
 }
 
@@ -360,10 +492,10 @@ static uint64_t place(pk *k, uint32_t i, bool best_fit) {
     uint32_t nb = 0;
     uint64_t max_lo = 0;
     for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++) {
-        uint32_t j = k->adj[a];
-        if (!k->placed[j]) continue;
-        k->busy[nb++] = (span){k->off[j], mp_sat_add_u64(k->off[j], k->size[j])};
-        if (k->off[j] > max_lo) max_lo = k->off[j];
+        span x = k->at[k->adj[a]]; /* one read a neighbour: the hot loop */
+        if (!x.hi) continue;
+        k->busy[nb++] = x;
+        if (x.lo > max_lo) max_lo = x.lo;
     }
     k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
     const span *busy = sort_spans(k, nb, max_lo);
@@ -382,20 +514,23 @@ static uint64_t place(pk *k, uint32_t i, bool best_fit) {
 }
 
 /* Lay out in `order` (fixed items first); returns the peak. */
+static void set_at(pk *k, uint32_t i, uint64_t off) {
+    k->off[i] = off;
+    k->at[i] = (span){off, mp_sat_add_u64(off, k->size[i])};
+}
+
 static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
-    memset(k->placed, 0, k->n);
+    memset(k->at, 0, k->n * sizeof *k->at);
     uint64_t peak = 0;
     for (uint32_t i = 0; i < k->n; i++)
         if (k->it[k->id[i]].fixed) {
-            k->off[i] = k->it[k->id[i]].offset;
-            k->placed[i] = 1;
+            set_at(k, i, k->it[k->id[i]].offset);
             peak = top_max(peak, k->off[i], k->size[i]);
         }
     for (uint32_t q = 0; q < k->n; q++) {
         uint32_t i = order[q];
-        if (k->placed[i]) continue;
-        k->off[i] = place(k, i, best_fit);
-        k->placed[i] = 1;
+        if (k->at[i].hi) continue;
+        set_at(k, i, place(k, i, best_fit));
         peak = top_max(peak, k->off[i], k->size[i]);
     }
     return peak;
@@ -403,11 +538,6 @@ static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
 
 enum { ORD_SIZE, ORD_LENGTH, ORD_AREA, ORD_CONFLICT, ORD_SIZE_START, ORD_START, ORD_SIZE_END,
        ORD_BREADTH, N_ORD };
-
-static int cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
 
 static uint32_t find_point(const int32_t *pts, uint32_t n, int32_t t) {
     uint32_t lo = 0, hi = n;
@@ -468,7 +598,8 @@ static uint64_t *item_breadth(const pk *k) {
     return out;
 }
 
-static void make_order(const pk *k, int kind, uint32_t *order) {
+static void make_order(pk *k, int kind, uint32_t *order) {
+    if (kind == ORD_CONFLICT) ensure_conflicts(k);
     keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
     uint64_t *breadth = kind == ORD_BREADTH ? item_breadth(k) : NULL;
     for (uint32_t i = 0; i < k->n; i++) {
@@ -515,8 +646,9 @@ static int cmp_keyed3(const void *a, const void *b) {
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static void letter_order(const pk *k, const char *keys, uint32_t *order) {
+static void letter_order(pk *k, const char *keys, uint32_t *order) {
     keyed3 *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    const uint32_t *deg = strchr(keys, 'O') ? degrees(k) : NULL;
     uint64_t *breadth = strchr(keys, 'T') ? item_breadth(k) : NULL;
     for (uint32_t i = 0; i < k->n; i++) {
         v[i].i = i;
@@ -530,7 +662,7 @@ static void letter_order(const pk *k, const char *keys, uint32_t *order) {
             case 'W': x = w; break;
             case 'Z': x = k->size[i]; break;
             case 'T': x = breadth[i]; break;
-            case 'O': x = k->adj_at[i + 1] - k->adj_at[i]; break;
+            case 'O': x = deg[i]; break;
             case 'L': x = (uint64_t)k->s[i]; break;
             case 'U': x = (uint64_t)k->e[i]; break;
             case 'l': x = UINT64_MAX - (uint64_t)k->s[i]; break;
@@ -596,8 +728,7 @@ static int cmp_by_offset(const void *a, const void *b) {
  * up (the current place fits), so the peak never grows. */
 static uint64_t compact(pk *k, uint64_t *off, uint32_t max_passes) {
     keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
-    memcpy(k->off, off, k->n * sizeof *k->off);
-    memset(k->placed, 1, k->n);
+    for (uint32_t i = 0; i < k->n; i++) set_at(k, i, off[i]);
     bool moved = true;
     for (uint32_t pass = 0; pass < max_passes && moved; pass++) {
         moved = false;
@@ -606,13 +737,10 @@ static uint64_t compact(pk *k, uint64_t *off, uint32_t max_passes) {
         for (uint32_t q = 0; q < k->n; q++) {
             uint32_t i = v[q].i;
             if (k->it[k->id[i]].fixed || k->off[i] == 0) continue;
-            k->placed[i] = 0;
+            k->at[i].hi = 0;
             uint64_t at = place(k, i, false);
-            if (at < k->off[i]) {
-                k->off[i] = at;
-                moved = true;
-            }
-            k->placed[i] = 1;
+            if (at < k->off[i]) moved = true;
+            set_at(k, i, at < k->off[i] ? at : k->off[i]);
         }
     }
     uint64_t peak = 0;
@@ -655,7 +783,7 @@ static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint
     uint64_t seed = 0x6d656d706c616eull ^ n, start = k->work;
     /* a first-fit relayout visits every conflict pair: when one does not
      * fit in the budget, none is tried (dense buffers in big programs) */
-    if (!bottom && (uint64_t)k->adj_at[n] + n > budget) budget = 0;
+    if (!bottom && 2 * k->pairs + n > budget) budget = 0;
     while (peak > lower && k->work - start < budget) {
         uint32_t nc;
         if (bottom) {
@@ -848,28 +976,22 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
         k.e[i] = items[k.id[i]].end;
     }
     k.off = mp_xmalloc((k.n + 1) * sizeof *k.off);
-    k.placed = mp_xmalloc(k.n + 1);
+    k.at = mp_xmalloc((k.n + 1) * sizeof *k.at);
     best b = {UINT64_MAX, false, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
               mp_xmalloc((k.n + 1) * sizeof(uint32_t)), mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
-    uint32_t *order = by_start(&k), *rank = mp_xmalloc((k.n + 1) * sizeof *rank);
+    k.by_s = by_start(&k);
+    uint32_t *order = mp_xmalloc((k.n + 1) * sizeof *order), *rank = mp_xmalloc((k.n + 1) * sizeof *rank);
+    memcpy(order, k.by_s, k.n * sizeof *order);
     uint32_t *support = mp_xmalloc((k.n + 1) * sizeof *support);
-    uint64_t pairs = count_pairs(&k, order);
+    uint64_t pairs = k.pairs = count_pairs(&k, order);
+    /* the conflict graph fits in memory (built on first use) */
     bool adj = pairs <= PK_MAX_PAIRS;
-    if (adj) build_conflicts(&k, order, pairs);
     /* the time-ordered baseline (O(n log n), any size) always runs unless
      * a construction reaches the lower bound: first when there is no
      * conflict graph, else after the first construction, which usually
      * does better */
     bool swept = false;
-    if (!adj) sweep_baseline(&k, &b, order, support), swept = true;
-    if (adj) {
-        uint32_t max_deg = 0;
-        for (uint32_t i = 0; i < k.n; i++)
-            if (k.adj_at[i + 1] - k.adj_at[i] > max_deg) max_deg = k.adj_at[i + 1] - k.adj_at[i];
-        k.busy = mp_xmalloc((max_deg + 1) * sizeof *k.busy);
-        k.busy2 = mp_xmalloc((max_deg + 1) * sizeof *k.busy2);
-        k.bucket = mp_xmalloc((max_deg + 2) * sizeof *k.bucket);
-    }
+    if (!adj || prm->quick) sweep_baseline(&k, &b, order, support), swept = true;
     /* the constructions, most useful first, while their estimated cost
      * fits the construction budget: it grows as n log n, so large buffers
      * get the cheap ones only (the estimate depends on n and P alone, so
@@ -883,7 +1005,7 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
      * cost grows as n sqrt(n) */
     uint32_t bu_runs = prm->bottom_up_runs ? prm->bottom_up_runs : PK_BOTTOM_UP_RUNS, bu_done = 0;
     double budget = 5e6 + 20.0 * k.n * lg + (k.n <= 65536 ? bu_runs * bu_cost : 0);
-    for (int c = 0; c < N_CONSTRUCTIONS && b.peak > st->lower_bound; c++) {
+    for (int c = 0; c < N_CONSTRUCTIONS && b.peak > st->lower_bound && !prm->quick; c++) {
         const construction *x = &CONSTRUCTIONS[c];
         double cost = x->bottom_up ? bu_cost : ff_cost;
         if ((!x->bottom_up || strchr(x->keys, 'O')) && !adj) continue;
@@ -899,6 +1021,7 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
             for (uint32_t q = 0; q < k.n; q++) rank[order[q]] = q;
             keep(&k, &b, bottom_up(&k, rank, k.off, support), true, false, (uint32_t)c, order, support);
         } else {
+            ensure_conflicts(&k);
             make_order(&k, x->ff_order, order);
             keep(&k, &b, layout(&k, order, x->best_fit), false, x->best_fit, (uint32_t)c, order, NULL);
         }
@@ -907,16 +1030,20 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
     }
     if (!swept) sweep_baseline(&k, &b, order, support);
     uint64_t peak = k.n ? b.peak : 0;
-    if (k.n && peak > st->lower_bound && (adj || b.bottom))
+    bool more = k.n && peak > st->lower_bound && !prm->quick;
+    if (more && adj && !b.bottom && 2 * pairs + k.n <= prm->work) ensure_conflicts(&k);
+    if (more && (adj || b.bottom))
         peak = improve(&k, b.bottom, b.best_fit, b.order, peak, st->lower_bound, prm->work, b.off,
                        b.support);
-    if (adj && k.n && peak > st->lower_bound && 2 * ff_cost <= budget)
+    if (more && adj && peak > st->lower_bound && 2 * ff_cost <= budget) {
+        ensure_conflicts(&k);
         peak = compact(&k, b.off, 2);
+    }
     st->heuristic = b.heuristic;
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) peak = top_max(peak, items[i].offset, items[i].size);
     for (uint32_t i = 0; i < k.n; i++) items[k.id[i]].offset = b.off[i];
-    if (prm->exact && peak > st->lower_bound) {
+    if (prm->exact && !prm->quick && peak > st->lower_bound) {
         st->exact_ran = true;
         peak = pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal, &st->proved_bound,
                         &k.work);
@@ -937,8 +1064,10 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
     free(b.support);
     free(k.adj_at);
     free(k.adj);
+    free(k.by_s);
+    free(k.deg);
     free(k.off);
-    free(k.placed);
+    free(k.at);
     free(k.busy);
     free(k.busy2);
     free(k.bucket);

@@ -27,6 +27,10 @@ typedef struct pk_params {
     /* bottom-up constructions allowed (0: PK_BOTTOM_UP_RUNS); the caller
      * lowers it in large programs, where they dominate the time */
     uint32_t bottom_up_runs;
+    /* a first layout only, O(n log n): the time-ordered sweep, no other
+     * construction, no improvement, no exact search; for buffers whose
+     * size may turn out not to matter (sub-graphs, opt.c) */
+    bool quick;
 } pk_params;
 
 #define PK_BOTTOM_UP_RUNS 4
