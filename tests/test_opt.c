@@ -19,6 +19,25 @@ static mp_plan *plan_with(const mp_program *p, uint32_t algo, bool exact) {
     return plan;
 }
 
+/* Whether no two items live at the same node share a byte, and the peak
+ * is the highest end. */
+static bool layout_valid(const pk_item *it, uint32_t n, uint64_t peak) {
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (it[i].size && it[i].offset + it[i].size > top) top = it[i].offset + it[i].size;
+        for (uint32_t j = i + 1; j < n; j++)
+            if (it[i].size && it[j].size && it[i].start <= it[j].end && it[j].start <= it[i].end &&
+                it[i].offset < it[j].offset + it[j].size && it[j].offset < it[i].offset + it[i].size)
+                return false;
+    }
+    return top == peak;
+}
+
+static uint64_t xorshift(uint64_t *x) {
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
 Test(opt, valid_and_never_above_greedy_on_generated_graphs) {
     static const uint32_t algos[] = {MP_ALGO_GREEDY, MP_ALGO_OPT};
     unsigned better = 0, graphs = 0;
@@ -215,7 +234,7 @@ Test(opt, exact_search_matches_brute_force) {
         pk_item it[10];
         uint32_t n = 3 + (uint32_t)(t % 6);
         for (uint32_t i = 0; i < n; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            xorshift(&x);
             int32_t s = (int32_t)(x % 8), w = (int32_t)((x >> 8) % 5);
             it[i] = (pk_item){1 + (x >> 16) % 7, s, s + w, false, 0};
         }
@@ -225,12 +244,7 @@ Test(opt, exact_search_matches_brute_force) {
         cr_assert_eq(peak, opt, "instance %d: exact %llu, optimum %llu", t, (unsigned long long)peak,
                      (unsigned long long)opt);
         cr_assert(st.optimal, "instance %d: optimum not proved", t);
-        for (uint32_t i = 0; i < n; i++)
-            for (uint32_t j = i + 1; j < n; j++)
-                cr_assert(!(it[i].start <= it[j].end && it[j].start <= it[i].end &&
-                            it[i].offset < it[j].offset + it[j].size &&
-                            it[j].offset < it[i].offset + it[i].size),
-                          "instance %d: overlap", t);
+        cr_assert(layout_valid(it, n, peak), "instance %d: overlap", t);
     }
 }
 
@@ -296,5 +310,68 @@ Test(opt, plans_past_greedys_64_bit_limit) {
     mp_check_result r;
     mp_check_graph(p, &o, algos, 2, &r);
     cr_assert_not(r.failed, "%s: %s", r.kind, r.message);
+    mp_program_free(p);
+}
+
+/* The anchored sweep stacks the items live at the busiest node (node 2
+ * here: 2 + 2 + 3 + 4 = 11 bytes) and runs the allocator out from there
+ * both ways; the plain time-ordered run leaves a hole there. */
+Test(opt, anchored_sweep_reaches_the_bound_where_the_plain_one_misses) {
+    pk_item a[] = {{2, 0, 2, false, 0}, {1, 4, 5, false, 0}, {2, 1, 1, false, 0},
+                   {2, 1, 4, false, 0}, {3, 0, 3, false, 0}, {4, 2, 4, false, 0}};
+    pk_item b[6];
+    memcpy(b, a, sizeof a);
+    uint64_t lower = pk_lower_bound(a, 6);
+    cr_assert_eq(lower, 11);
+    uint64_t plain = pk_sweep(a, 6), anchored = pk_sweep_anchored(b, 6);
+    cr_assert(layout_valid(a, 6, plain));
+    cr_assert(layout_valid(b, 6, anchored));
+    cr_assert_gt(plain, lower, "plain %llu", (unsigned long long)plain);
+    cr_assert_eq(anchored, lower, "anchored %llu", (unsigned long long)anchored);
+}
+
+Test(opt, sweeps_give_valid_layouts) {
+    uint64_t s = 7;
+    for (int trial = 0; trial < 3000; trial++) {
+        pk_item a[12], b[12];
+        uint32_t n = 1 + (uint32_t)(xorshift(&s) % 12);
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t st = (int32_t)(xorshift(&s) % 8), len = (int32_t)(xorshift(&s) % 6);
+            a[i] = (pk_item){xorshift(&s) % 5 * 16, st, st + len, false, 0};
+        }
+        memcpy(b, a, n * sizeof *a);
+        uint64_t plain = pk_sweep(a, n), anchored = pk_sweep_anchored(b, n);
+        cr_assert(layout_valid(a, n, plain), "trial %d: plain sweep", trial);
+        cr_assert(layout_valid(b, n, anchored), "trial %d: anchored sweep", trial);
+        cr_assert_geq(anchored, pk_lower_bound(b, n));
+    }
+}
+
+/* idealloc's pangu_2.6B (bench/data): its lower bound is reached at one
+ * node only, and only the anchored sweep finds a layout that packs it
+ * there; every one-by-one construction leaves 40 MiB (ratio 1.0076). */
+Test(opt, packs_pangu_at_its_lower_bound) {
+    mp_err err;
+    size_t len;
+    char *csv = mp_read_file("bench/data/idealloc/pangu_2.6B.csv", &len, &err);
+    cr_assert(csv, "%s", err.msg);
+    mp_buf g;
+    mp_buf_init(&g);
+    cr_assert_eq(mp_import_csv(csv, len, "pangu_2.6B.csv", &g, &err), MP_OK, "%s", err.msg);
+    free(csv);
+    mp_program *p = must_parse(g.data);
+    mp_buf_free(&g);
+    mp_options o;
+    mp_options_default(&o);
+    o.alignment = 1;
+    o.algo = MP_ALGO_OPT;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert(plan, "%s", err.msg);
+    mp_verify_report r;
+    cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK);
+    cr_assert_eq(r.total_bytes, r.lower_bound, "%llu bytes, lower bound %llu",
+                 (unsigned long long)r.total_bytes, (unsigned long long)r.lower_bound);
+    mp_verify_report_free(&r);
+    mp_plan_free(plan);
     mp_program_free(p);
 }

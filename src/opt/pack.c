@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "kd.h"
+#include "sort.h"
 
 #define PK_MAX_PAIRS (UINT64_C(4) << 20) /* conflict pairs worth a conflict graph */
 
@@ -118,101 +119,18 @@ typedef struct pk {
     uint32_t *bucket; /* counting-sort scratch */
     uint64_t work;
     uint64_t pairs;    /* overlapping pairs (count_pairs) */
+    uint64_t lower;    /* the lower bound */
     uint32_t *by_s;    /* items in start order (by_start) */
     uint32_t *deg;     /* conflict counts, on first use */
 } pk;
 
-typedef struct keyed {
-    uint64_t k1, k2;
-    uint32_t i;
-} keyed;
+typedef pk_keyed keyed;
 
 static int cmp_keyed_asc(const void *a, const void *b) {
     const keyed *x = a, *y = b;
     if (x->k1 != y->k1) return x->k1 < y->k1 ? -1 : 1;
     if (x->k2 != y->k2) return x->k2 < y->k2 ? -1 : 1;
     return (x->i > y->i) - (x->i < y->i);
-}
-
-static int bit_width(uint64_t x) {
-    int w = 0;
-    for (; x; x >>= 1) w++;
-    return w;
-}
-
-/* Keys that fit one 64-bit word together: a stable LSD radix sort of
- * (key, position) pairs in 11-bit digits, all histograms in one pass. */
-#define RADIX_BITS 11
-typedef struct packed {
-    uint64_t key; /* complemented: ascending order is the wanted order */
-    uint32_t at;
-} packed;
-
-static void sort_packed(keyed *v, uint32_t n, int w1, int w2) {
-    uint64_t m1 = w1 == 64 ? UINT64_MAX : (UINT64_C(1) << w1) - 1;
-    uint64_t m2 = w2 == 64 ? UINT64_MAX : (UINT64_C(1) << w2) - 1;
-    int w = w1 + w2, passes = (w + RADIX_BITS - 1) / RADIX_BITS;
-    uint64_t all = w == 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1;
-    packed *a = mp_xmalloc((2 * (size_t)n + 1) * sizeof *a), *b = a + n;
-    uint32_t (*at)[1u << RADIX_BITS] = mp_xcalloc((size_t)passes + 1, sizeof *at);
-    for (uint32_t q = 0; q < n; q++) {
-        uint64_t k = (w1 ? (v[q].k1 & m1) << w2 : 0) | (v[q].k2 & m2);
-        a[q] = (packed){~k & all, q};
-        for (int p = 0; p < passes; p++) at[p][(a[q].key >> (p * RADIX_BITS)) & ((1u << RADIX_BITS) - 1)]++;
-    }
-    for (int p = 0; p < passes; p++) {
-        uint32_t sum = 0;
-        for (uint32_t d = 0; d < (1u << RADIX_BITS); d++) {
-            uint32_t c = at[p][d];
-            at[p][d] = sum;
-            sum += c;
-        }
-        for (uint32_t q = 0; q < n; q++) b[at[p][(a[q].key >> (p * RADIX_BITS)) & ((1u << RADIX_BITS) - 1)]++] = a[q];
-        packed *t = a;
-        a = b;
-        b = t;
-    }
-    keyed *out = mp_xmalloc((n + 1) * sizeof *out);
-    for (uint32_t q = 0; q < n; q++) out[q] = v[a[q].at];
-    memcpy(v, out, n * sizeof *v);
-    free(out);
-    free(a < b ? a : b);
-    free(at);
-}
-
-/* Sorts by k1 descending, then k2 descending, then i ascending, as
- * a comparison sort would, when v[] arrives in ascending i: a stable LSD radix
- * sort.  Only the bits on which keys differ matter (sizes and lengths are
- * small numbers): when those of k1 and k2 fit one word together, one
- * packed sort; else one byte at a time, skipping bytes every key shares. */
-static void sort_keyed_desc(keyed *v, uint32_t n) {
-    if (n < 2) return;
-    uint64_t and1 = UINT64_MAX, or1 = 0, and2 = UINT64_MAX, or2 = 0;
-    for (uint32_t q = 0; q < n; q++) {
-        and1 &= v[q].k1, or1 |= v[q].k1;
-        and2 &= v[q].k2, or2 |= v[q].k2;
-    }
-    uint64_t vary1 = and1 ^ or1, vary2 = and2 ^ or2;
-    int w1 = bit_width(vary1), w2 = bit_width(vary2);
-    if (w1 + w2 <= 64) {
-        if (w1 + w2) sort_packed(v, n, w1, w2);
-        return;
-    }
-    keyed *tmp = mp_xmalloc((n + 1) * sizeof *tmp), *src = v, *dst = tmp;
-    for (int pass = 0; pass < 16; pass++) {
-        int shift = (pass & 7) * 8;
-        bool hi = pass >= 8;
-        if (!(((hi ? vary1 : vary2) >> shift) & 255)) continue;
-        uint32_t at[257] = {0};
-        for (uint32_t q = 0; q < n; q++) at[256 - (((hi ? src[q].k1 : src[q].k2) >> shift) & 255)]++;
-        for (int d = 0; d < 256; d++) at[d + 1] += at[d];
-        for (uint32_t q = 0; q < n; q++) dst[at[255 - (((hi ? src[q].k1 : src[q].k2) >> shift) & 255)]++] = src[q];
-        keyed *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) memcpy(v, src, n * sizeof *v);
-    free(tmp);
 }
 
 /* Stable counting sort of `in` by key[] - lo (keys within [lo, lo+range)). */
@@ -482,7 +400,7 @@ static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
     for (uint32_t b = 0, at = 0; b < nb; at = k->bucket[b++]) {
         uint32_t m = k->bucket[b] - at;
         if (m <= 16) insertion_sort(k->busy2 + at, m);
-        else sort_spans_range(k->busy2 + at, m, 2 * bit_width(m));
+        else sort_spans_range(k->busy2 + at, m, 2 * pk_bit_width(m));
     }
     return k->busy2;
 }
@@ -625,7 +543,7 @@ static void make_order(pk *k, int kind, uint32_t *order) {
         }
         v[i] = (keyed){k1, k2, i};
     }
-    sort_keyed_desc(v, k->n);
+    pk_sort_desc(v, k->n);
     for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
     free(v);
     free(breadth);
@@ -947,13 +865,18 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
     return peak;
 }
 
-static void sweep_baseline(pk *k, best *b, const uint32_t *order, uint32_t *support) {
-    uint64_t got = pk_sweep(k->it, k->n_items);
-    for (uint32_t i = 0; i < k->n; i++) {
-        k->off[i] = k->it[k->id[i]].offset;
-        support[i] = UINT32_MAX;
+/* The two O(n log n) layouts of sweep.c: the time-ordered one, and the
+ * one anchored at the busiest node when the first misses the bound. */
+static void sweep_baseline(pk *k, best *b, const uint32_t *order, uint32_t *support, bool quick) {
+    for (int anchored = 0; anchored < 2 - quick && (!b->kept || b->peak > k->lower); anchored++) {
+        uint64_t got = anchored ? pk_sweep_anchored(k->it, k->n_items) : pk_sweep(k->it, k->n_items);
+        if (got == UINT64_MAX && anchored) continue; /* no layout (fixed items) */
+        for (uint32_t i = 0; i < k->n; i++) {
+            k->off[i] = k->it[k->id[i]].offset;
+            support[i] = UINT32_MAX;
+        }
+        keep(k, b, got, false, false, anchored ? 98 : 99, order, support);
     }
-    keep(k, b, got, false, false, 99, order, support);
 }
 
 static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
@@ -966,7 +889,7 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
         if (!items[i].fixed) items[i].offset = 0;
         if (items[i].size) k.id[k.n++] = i;
     }
-    st->lower_bound = pk_lower_bound(items, n);
+    st->lower_bound = k.lower = pk_lower_bound(items, n);
     k.size = mp_xmalloc((k.n + 1) * sizeof *k.size);
     k.s = mp_xmalloc((k.n + 1) * sizeof *k.s);
     k.e = mp_xmalloc((k.n + 1) * sizeof *k.e);
@@ -991,7 +914,7 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
      * conflict graph, else after the first construction, which usually
      * does better */
     bool swept = false;
-    if (!adj || prm->quick) sweep_baseline(&k, &b, order, support), swept = true;
+    if (!adj || prm->quick) sweep_baseline(&k, &b, order, support, prm->quick), swept = true;
     /* the constructions, most useful first, while their estimated cost
      * fits the construction budget: it grows as n log n, so large buffers
      * get the cheap ones only (the estimate depends on n and P alone, so
@@ -1025,10 +948,10 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
             make_order(&k, x->ff_order, order);
             keep(&k, &b, layout(&k, order, x->best_fit), false, x->best_fit, (uint32_t)c, order, NULL);
         }
-        if (!swept && b.peak > st->lower_bound) sweep_baseline(&k, &b, order, support);
+        if (!swept && b.peak > st->lower_bound) sweep_baseline(&k, &b, order, support, prm->quick);
         swept = true;
     }
-    if (!swept) sweep_baseline(&k, &b, order, support);
+    if (!swept) sweep_baseline(&k, &b, order, support, prm->quick);
     uint64_t peak = k.n ? b.peak : 0;
     bool more = k.n && peak > st->lower_bound && !prm->quick;
     if (more && adj && !b.bottom && 2 * pairs + k.n <= prm->work) ensure_conflicts(&k);

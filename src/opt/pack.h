@@ -58,6 +58,10 @@ uint64_t pk_lower_bound(const pk_item *items, uint32_t n);
 /* Time-ordered first-fit over free gaps (sweep.c): the fallback when the
  * conflict graph is too large to store.  Returns the peak. */
 uint64_t pk_sweep(pk_item *items, uint32_t n);
+/* The same run forward and backward from a stack of the items live at the
+ * busiest node (sweep.c).  Returns the peak, UINT64_MAX (no layout) when
+ * an item is fixed. */
+uint64_t pk_sweep_anchored(pk_item *items, uint32_t n);
 
 /* Exact search (exact.c); improves `items` in place when it finds a layout
  * below `best`, returns the best peak found. */

@@ -1,10 +1,29 @@
-/* sweep.c - the packer's fallback for huge conflict graphs: lay items out
- * in time order, as an allocator would run, keeping the free gaps below
- * the top in a treap ordered by offset and augmented with the largest gap
- * in each subtree.  At each node, items that ended are freed (coalescing
- * with their neighbours), then items that start are allocated, largest
- * first, into the lowest gap that fits or on top.  O(n log n). */
+/* sweep.c - O(n log n) layouts that need no conflict graph: lay items
+ * out in time order, as an allocator would run, keeping the free gaps
+ * below the top in a treap ordered by offset and augmented with the
+ * largest gap in each subtree.  At each node, items that ended are freed
+ * (coalescing with their neighbours), then items that start are
+ * allocated, largest first, into the lowest gap that fits or on top.
+ *
+ * The anchored variant first stacks the items live at the busiest node
+ * (largest at the bottom): a layout that reaches the lower bound must pack
+ * exactly those without a gap there.  From that node the allocator then
+ * runs forward over the items that start later and backward (in reversed
+ * time) over those that end earlier; the two sides never meet.  It packs
+ * idealloc's pangu_2.6B at its lower bound, where every construction that
+ * places items one by one from the floor up leaves 40 MiB. */
 #include "pack.h"
+
+/* A start or end of an item, for the busiest node. */
+typedef struct ev_point {
+    int64_t t;
+    uint64_t add, sub;
+} ev_point;
+
+static int cmp_point(const void *a, const void *b) {
+    const ev_point *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
 
 typedef struct gnode {
     uint64_t off, len, max_len;
@@ -125,10 +144,19 @@ static bool find_ending(const gaps *g, uint64_t end, uint64_t *off) {
     return false;
 }
 
-typedef struct evt {
-    int32_t t;
+/* One allocation of the simulated allocator: allocated at `start` (or
+ * held from the beginning), freed at `stop`. */
+typedef struct job {
+    int64_t start, stop;
     uint64_t size;
-    uint32_t i;
+    uint32_t item;
+    bool held;
+} job;
+
+typedef struct evt {
+    int64_t t;
+    uint64_t size;
+    uint32_t job;
     bool alloc;
 } evt;
 
@@ -137,7 +165,7 @@ static int cmp_evt(const void *a, const void *b) {
     if (x->t != y->t) return x->t < y->t ? -1 : 1;
     if (x->alloc != y->alloc) return x->alloc ? 1 : -1; /* frees first */
     if (x->size != y->size) return x->size > y->size ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
+    return (x->job > y->job) - (x->job < y->job);
 }
 
 /* Free [off, off+len): coalesce with the gaps around it, or lower the top. */
@@ -154,34 +182,27 @@ static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
     else insert(g, off, len);
 }
 
-uint64_t pk_sweep(pk_item *items, uint32_t n) {
-    evt *ev = mp_xmalloc((2 * (size_t)n + 1) * sizeof *ev);
+/* Run the allocator over the jobs in time order: held jobs occupy their
+ * item's offset from the start (below `top`, leaving no gap), the others
+ * go into the lowest gap that fits, or on top.  At one time, frees come
+ * first, then allocations, largest first.  Returns the peak. */
+static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t top) {
+    evt *ev = mp_xmalloc((2 * (size_t)nj + 1) * sizeof *ev);
     size_t ne = 0;
-    uint64_t top = 0, peak = 0;
-    for (uint32_t i = 0; i < n; i++) { /* fixed items: reserved from the start */
-        if (!items[i].fixed || !items[i].size) continue;
-        uint64_t end = mp_sat_add_u64(items[i].offset, items[i].size);
-        if (end > top) top = end;
-    }
-    peak = top;
-    for (uint32_t i = 0; i < n; i++) {
-        if (items[i].fixed || !items[i].size) {
-            if (!items[i].fixed) items[i].offset = 0;
-            continue;
-        }
-        ev[ne++] = (evt){items[i].start, items[i].size, i, true};
-        ev[ne++] = (evt){items[i].end + 1, items[i].size, i, false};
+    for (uint32_t j = 0; j < nj; j++) {
+        if (!jobs[j].held) ev[ne++] = (evt){jobs[j].start, jobs[j].size, j, true};
+        ev[ne++] = (evt){jobs[j].stop, jobs[j].size, j, false};
     }
     qsort(ev, ne, sizeof *ev, cmp_evt);
     gaps g = {NULL, 0, 0, 2463534242u, -1, -1};
+    uint64_t peak = top;
     for (size_t k = 0; k < ne; k++) {
-        pk_item *it = &items[ev[k].i];
+        pk_item *it = &items[jobs[ev[k].job].item];
         if (!ev[k].alloc) {
             release(&g, &top, it->offset, it->size);
             continue;
         }
         uint64_t at = first_fit(&g, it->size);
-
         if (at == UINT64_MAX) {
             it->offset = top;
             top = mp_sat_add_u64(top, it->size);
@@ -196,5 +217,99 @@ uint64_t pk_sweep(pk_item *items, uint32_t n) {
     }
     free(g.v);
     free(ev);
+    return peak;
+}
+
+uint64_t pk_sweep(pk_item *items, uint32_t n) {
+    job *jobs = mp_xmalloc((n + 1) * sizeof *jobs);
+    uint32_t nj = 0;
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n; i++) { /* fixed items: reserved from the start */
+        if (!items[i].fixed || !items[i].size) continue;
+        uint64_t end = mp_sat_add_u64(items[i].offset, items[i].size);
+        if (end > top) top = end;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (items[i].fixed || !items[i].size) {
+            if (!items[i].fixed) items[i].offset = 0;
+            continue;
+        }
+        jobs[nj++] = (job){items[i].start, (int64_t)items[i].end + 1, items[i].size, i, false};
+    }
+    uint64_t peak = simulate(items, jobs, nj, top);
+    free(jobs);
+    return peak;
+}
+
+/* ------------------------------------------------------------ anchored */
+
+static int cmp_by_size_desc(const void *a, const void *b) {
+    const job *x = a, *y = b;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    return (x->item > y->item) - (x->item < y->item);
+}
+
+/* The first node where the most bytes are live. */
+static int32_t busiest_node(const pk_item *items, uint32_t n) {
+    ev_point *pts = mp_xmalloc((2 * (size_t)n + 1) * sizeof *pts);
+    size_t np = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].size) continue;
+        pts[np++] = (ev_point){items[i].start, items[i].size, 0};
+        pts[np++] = (ev_point){(int64_t)items[i].end + 1, 0, items[i].size};
+    }
+    qsort(pts, np, sizeof *pts, cmp_point);
+    uint64_t live = 0, best = 0;
+    int32_t at = 0;
+    for (size_t k = 0; k < np;) {
+        int64_t t = pts[k].t;
+        for (; k < np && pts[k].t == t; k++) live = live + pts[k].add - pts[k].sub;
+        if (live > best) best = live, at = (int32_t)t;
+    }
+    free(pts);
+    return at;
+}
+
+uint64_t pk_sweep_anchored(pk_item *items, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed) return UINT64_MAX; /* the stack would have to avoid them */
+    int32_t t = busiest_node(items, n);
+    job *held = mp_xmalloc((n + 1) * sizeof *held), *fwd = mp_xmalloc((2 * (size_t)n + 1) * sizeof *fwd),
+        *bwd = fwd + n;
+    uint32_t nh = 0, nf = 0, nb = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        pk_item *it = &items[i];
+        it->offset = 0;
+        if (!it->size) continue;
+        if (it->start <= t && t <= it->end) held[nh++] = (job){0, 0, it->size, i, true};
+        else if (it->start > t) fwd[nf++] = (job){it->start, (int64_t)it->end + 1, it->size, i, false};
+        else bwd[nb++] = (job){-(int64_t)it->end, -(int64_t)it->start + 1, it->size, i, false};
+    }
+    qsort(held, nh, sizeof *held, cmp_by_size_desc);
+    uint64_t top = 0;
+    for (uint32_t h = 0; h < nh; h++) {
+        items[held[h].item].offset = top;
+        top = mp_sat_add_u64(top, held[h].size);
+    }
+    uint64_t peak = top;
+    if (top != UINT64_MAX) {
+        /* after the node, each held block is freed where it ends; before
+         * it, in reversed time, where it starts */
+        uint32_t m = nf;
+        for (uint32_t h = 0; h < nh; h++) {
+            const pk_item *it = &items[held[h].item];
+            fwd[m++] = (job){0, (int64_t)it->end + 1, it->size, held[h].item, true};
+        }
+        uint64_t a = simulate(items, fwd, m, top);
+        m = nb;
+        for (uint32_t h = 0; h < nh; h++) {
+            const pk_item *it = &items[held[h].item];
+            bwd[m++] = (job){0, -(int64_t)it->start + 1, it->size, held[h].item, true};
+        }
+        uint64_t b = simulate(items, bwd, m, top);
+        peak = a > b ? a : b;
+    }
+    free(held);
+    free(fwd);
     return peak;
 }
