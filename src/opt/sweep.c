@@ -13,6 +13,7 @@
  * idealloc's pangu_2.6B at its lower bound, where every construction that
  * places items one by one from the floor up leaves 40 MiB. */
 #include "pack.h"
+#include "sort.h"
 
 /* A start or end of an item, for the busiest node. */
 typedef struct ev_point {
@@ -31,10 +32,14 @@ typedef struct gnode {
     int32_t l, r;
 } gnode;
 
+/* The free gaps below the top: a treap by offset, each node knowing the
+ * largest gap in its subtree.  Gaps never touch (freeing coalesces). */
 typedef struct gaps {
     gnode *v;
     uint32_t n, cap, seed;
     int32_t root, free_list;
+    int32_t *path; /* the nodes from a root down to the last one found */
+    uint32_t np, path_cap;
 } gaps;
 
 static uint32_t prio(gaps *g) {
@@ -79,7 +84,7 @@ static int32_t merge(gaps *g, int32_t a, int32_t b) {
     return b;
 }
 
-static void insert(gaps *g, uint64_t off, uint64_t len) {
+static int32_t new_node(gaps *g, uint64_t off, uint64_t len) {
     int32_t x;
     if (g->free_list >= 0) {
         x = g->free_list;
@@ -92,56 +97,90 @@ static void insert(gaps *g, uint64_t off, uint64_t len) {
         x = (int32_t)g->n++;
     }
     g->v[x] = (gnode){off, len, len, prio(g), -1, -1};
-    int32_t L, R;
-    split(g, g->root, off, &L, &R);
-    g->root = merge(g, merge(g, L, x), R);
+    return x;
 }
 
-/* Remove the gap starting exactly at off; returns its length (0: none). */
-static uint64_t take(gaps *g, uint64_t off) {
-    int32_t L, M, R;
-    split(g, g->root, off, &L, &R);
-    split(g, R, off + 1, &M, &R);
-    uint64_t len = 0;
-    if (M >= 0) {
-        len = g->v[M].len;
-        g->v[M].l = g->free_list;
-        g->free_list = M;
+static void path_push(gaps *g, int32_t x) { MP_VEC_PUSH(g->path, g->np, g->path_cap, x); }
+
+/* The subtree max_len along the path, bottom up. */
+static void repull_path(gaps *g) {
+    for (uint32_t k = g->np; k-- > 0;) pull(g, g->path[k]);
+}
+
+/* Unlink the last node of the path (its subtree's root is *root): its
+ * children take its place; the node goes back to the free list. */
+static void remove_last(gaps *g, int32_t *root) {
+    int32_t x = g->path[--g->np];
+    int32_t y = merge(g, g->v[x].l, g->v[x].r);
+    if (!g->np) {
+        *root = y;
+    } else {
+        gnode *p = &g->v[g->path[g->np - 1]];
+        if (p->l == x) p->l = y;
+        else p->r = y;
     }
-    g->root = merge(g, L, R);
-    return len;
+    g->v[x].l = g->free_list;
+    g->free_list = x;
+    repull_path(g);
 }
 
-/* Lowest-offset gap of at least `need` bytes: its offset, or UINT64_MAX. */
-static uint64_t first_fit(const gaps *g, uint64_t need) {
+/* The lowest (right: highest) gap of the subtree at x, path recorded. */
+static int32_t extreme(gaps *g, int32_t x, bool right) {
+    g->np = 0;
+    for (; x >= 0; x = right ? g->v[x].r : g->v[x].l) path_push(g, x);
+    return g->path[g->np - 1];
+}
+
+/* Take `need` bytes from the lowest-offset gap that has them: its offset,
+ * or UINT64_MAX when none does.  The gap shrinks from below in place (it
+ * keeps its order among the others) or goes. */
+static uint64_t take_first_fit(gaps *g, uint64_t need) {
     int32_t x = g->root;
-    while (x >= 0) {
+    if (x < 0 || g->v[x].max_len < need) return UINT64_MAX;
+    g->np = 0;
+    for (;;) { /* the max_len invariant keeps a fitting gap below x */
+        path_push(g, x);
         const gnode *a = &g->v[x];
         if (a->l >= 0 && g->v[a->l].max_len >= need) x = a->l;
-        else if (a->len >= need) return a->off;
-        else if (a->r >= 0 && g->v[a->r].max_len >= need) x = a->r;
-        else return UINT64_MAX;
+        else if (a->len >= need) break;
+        else x = a->r;
     }
-    return UINT64_MAX;
+    uint64_t at = g->v[x].off;
+    if (g->v[x].len > need) {
+        g->v[x].off += need;
+        g->v[x].len -= need;
+        repull_path(g);
+    } else {
+        remove_last(g, &g->root);
+    }
+    return at;
 }
 
-/* Gap ending exactly at `end` (the left neighbour of a freed range). */
-static bool find_ending(const gaps *g, uint64_t end, uint64_t *off) {
-    int32_t x = g->root;
-    const gnode *best = NULL;
-    while (x >= 0) { /* predecessor: largest off < end */
-        if (g->v[x].off < end) {
-            best = &g->v[x];
-            x = g->v[x].r;
-        } else {
-            x = g->v[x].l;
+/* Free [off, off+len): coalesce with the gaps around it, or lower the top. */
+static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
+    int32_t L, R;
+    split(g, g->root, off, &L, &R);
+    if (L >= 0) { /* the gap just below, when it ends here */
+        int32_t m = extreme(g, L, true);
+        if (g->v[m].off + g->v[m].len == off) {
+            off = g->v[m].off, len += g->v[m].len;
+            remove_last(g, &L);
         }
     }
-    if (best && best->off + best->len == end) {
-        *off = best->off;
-        return true;
+    if (R >= 0) { /* the gap just above, when it starts at the end */
+        int32_t m = extreme(g, R, false);
+        if (g->v[m].off == off + len) {
+            len += g->v[m].len;
+            remove_last(g, &R);
+        }
     }
-    return false;
+    if (off + len == *top) {
+        *top = off;
+        g->root = merge(g, L, R);
+    } else {
+        int32_t x = new_node(g, off, len);
+        g->root = merge(g, merge(g, L, x), R);
+    }
 }
 
 /* One allocation of the simulated allocator: allocated at `start` (or
@@ -153,69 +192,49 @@ typedef struct job {
     bool held;
 } job;
 
-typedef struct evt {
-    int64_t t;
-    uint64_t size;
-    uint32_t job;
-    bool alloc;
-} evt;
-
-static int cmp_evt(const void *a, const void *b) {
-    const evt *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    if (x->alloc != y->alloc) return x->alloc ? 1 : -1; /* frees first */
-    if (x->size != y->size) return x->size > y->size ? -1 : 1;
-    return (x->job > y->job) - (x->job < y->job);
-}
-
-/* Free [off, off+len): coalesce with the gaps around it, or lower the top. */
-static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
-    uint64_t left;
-    if (find_ending(g, off, &left)) {
-        len += off - left;
-        take(g, left);
-        off = left;
-    }
-    uint64_t right = take(g, off + len);
-    len += right;
-    if (off + len == *top) *top = off;
-    else insert(g, off, len);
-}
-
 /* Run the allocator over the jobs in time order: held jobs occupy their
  * item's offset from the start (below `top`, leaving no gap), the others
  * go into the lowest gap that fits, or on top.  At one time, frees come
  * first, then allocations, largest first.  Returns the peak. */
 static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t top) {
-    evt *ev = mp_xmalloc((2 * (size_t)nj + 1) * sizeof *ev);
-    size_t ne = 0;
+    /* events in time order, frees first, then by size descending and job:
+     * a radix sort on (t - first << 1 | alloc) complemented, then size */
+    int64_t first = INT64_MAX, last = INT64_MIN;
     for (uint32_t j = 0; j < nj; j++) {
-        if (!jobs[j].held) ev[ne++] = (evt){jobs[j].start, jobs[j].size, j, true};
-        ev[ne++] = (evt){jobs[j].stop, jobs[j].size, j, false};
+        int64_t a = jobs[j].held ? jobs[j].stop : jobs[j].start;
+        if (a < first) first = a;
+        if (jobs[j].stop > last) last = jobs[j].stop;
     }
-    qsort(ev, ne, sizeof *ev, cmp_evt);
-    gaps g = {NULL, 0, 0, 2463534242u, -1, -1};
+    uint64_t span = nj ? ((uint64_t)(last - first) << 1) | 1 : 0;
+    pk_keyed *ev = mp_xmalloc((2 * (size_t)nj + 1) * sizeof *ev);
+    size_t ne = 0;
+    for (uint32_t j = 0; j < nj; j++) { /* ascending j, as the sort needs */
+        if (!jobs[j].held)
+            ev[ne++] = (pk_keyed){span - (((uint64_t)(jobs[j].start - first) << 1) | 1), jobs[j].size, j};
+        ev[ne++] = (pk_keyed){span - ((uint64_t)(jobs[j].stop - first) << 1), jobs[j].size, j};
+    }
+    pk_sort_desc(ev, (uint32_t)ne);
+    gaps g = {NULL, 0, 0, 2463534242u, -1, -1, NULL, 0, 0};
     uint64_t peak = top;
     for (size_t k = 0; k < ne; k++) {
-        pk_item *it = &items[jobs[ev[k].job].item];
-        if (!ev[k].alloc) {
+        pk_item *it = &items[jobs[ev[k].i].item];
+        if (!((span - ev[k].k1) & 1)) { /* a free */
             release(&g, &top, it->offset, it->size);
             continue;
         }
-        uint64_t at = first_fit(&g, it->size);
+        uint64_t at = take_first_fit(&g, it->size);
         if (at == UINT64_MAX) {
             it->offset = top;
             top = mp_sat_add_u64(top, it->size);
         } else {
-            uint64_t len = take(&g, at);
             it->offset = at;
-            if (len > it->size) insert(&g, at + it->size, len - it->size);
         }
         uint64_t end = mp_sat_add_u64(it->offset, it->size);
         if (end > peak) peak = end;
         if (end == UINT64_MAX) break; /* past 64 bits: the worst layout */
     }
     free(g.v);
+    free(g.path);
     free(ev);
     return peak;
 }
