@@ -375,3 +375,35 @@ Test(opt, packs_pangu_at_its_lower_bound) {
     mp_plan_free(plan);
     mp_program_free(p);
 }
+
+/* --exact-ms holds: the search stops within one node's work of its
+ * budget, and does not start at all where its tables (every conflict
+ * pair) would not fit. */
+Test(opt, exact_search_keeps_to_its_budget) {
+    uint64_t x = 99;
+    enum { N = 300 };
+    pk_item *it = calloc(N, sizeof *it);
+    for (uint32_t i = 0; i < N; i++) {
+        int32_t s = (int32_t)(xorshift(&x) % 1000);
+        it[i] = (pk_item){1 + xorshift(&x) % 4096, s, s + (int32_t)(xorshift(&x) % 300), false, 0};
+    }
+    uint64_t lower = pk_lower_bound(it, N), best = pk_sweep(it, N), work = 0, bound;
+    bool proved;
+    uint64_t got = pk_exact(it, N, best, lower, 200000, &proved, &bound, &work);
+    cr_assert_leq(got, best);
+    cr_assert(!proved || got == bound);
+    cr_assert_lt(work, 200000 + 50 * N, "work %llu", (unsigned long long)work);
+    free(it);
+
+    enum { M = 5000 }; /* every pair overlaps: 12.5 M pairs */
+    it = calloc(M, sizeof *it);
+    for (uint32_t i = 0; i < M; i++) it[i] = (pk_item){1 + i % 7, (int32_t)(i % 10), 20 + (int32_t)(i % 10), false, 0};
+    lower = pk_lower_bound(it, M);
+    best = pk_sweep(it, M);
+    work = 0;
+    got = pk_exact(it, M, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work);
+    cr_assert_eq(got, best + 1, "the search ran");
+    cr_assert_not(proved);
+    cr_assert_leq(work, M);
+    free(it);
+}

@@ -57,6 +57,7 @@ typedef struct xs {
     const char *order; /* the rank letters of this attempt */
     uint64_t cap;
     uint64_t nodes_left, work, nodes_total;
+    uint64_t work_cap; /* the attempt's budget ends here: abort past it */
 } xs;
 
 enum { X_FOUND, X_NONE, X_ABORT };
@@ -142,7 +143,7 @@ static int solve_pieces(xs *x, part p, const uint32_t *zero, uint32_t n_zero) {
 
 static int search(xs *x, part p, uint64_t last_off, uint32_t last_rank, uint32_t left) {
     if (!left) return X_FOUND;
-    if (!x->nodes_left) return X_ABORT;
+    if (!x->nodes_left || x->work >= x->work_cap) return X_ABORT;
     x->nodes_left--;
     x->nodes_total++;
     x->work += 2u * p.n + (p.hi - p.lo);
@@ -298,6 +299,7 @@ static int try_capacity(xs *x, uint64_t cap, const uint64_t *fixed_floor, uint64
     static const char *const orders[] = {"WAT", "TAW", "TWA"};
     x->cap = cap;
     uint64_t start = x->work;
+    x->work_cap = mp_sat_add_u64(start, budget);
     for (uint64_t limit = 2 * (uint64_t)x->n + 16;; limit *= 2) {
         for (int h = 0; h < 3; h++) {
             x->order = orders[h];
@@ -326,6 +328,46 @@ static int try_capacity(xs *x, uint64_t cap, const uint64_t *fixed_floor, uint64
             if (x->work - start >= budget) return X_ABORT;
         }
     }
+}
+
+/* Table entries past which the exact search is not tried (4 bytes each). */
+#define EXACT_MAX_ENTRIES (UINT64_C(1) << 24)
+
+static int cmp_u32(const void *p, const void *q) {
+    uint32_t a = *(const uint32_t *)p, b = *(const uint32_t *)q;
+    return (a > b) - (a < b);
+}
+
+/* Overlapping pairs of the search's items, counted in O(n log n): for
+ * each item, the others that start by its end, less those that end
+ * before its start (lifetimes are intervals here). */
+static uint64_t count_conflicts(const xs *x) {
+    uint32_t *st = mp_xmalloc((x->n + 1) * sizeof *st), *en = mp_xmalloc((x->n + 1) * sizeof *en);
+    for (uint32_t i = 0; i < x->n; i++) /* biased so that the order is the signed one */
+        st[i] = (uint32_t)x->it[i].s ^ 0x80000000u, en[i] = (uint32_t)x->it[i].e ^ 0x80000000u;
+    qsort(st, x->n, sizeof *st, cmp_u32);
+    qsort(en, x->n, sizeof *en, cmp_u32);
+    uint64_t twice = 0;
+    for (uint32_t i = 0; i < x->n; i++) {
+        uint32_t e = (uint32_t)x->it[i].e ^ 0x80000000u, s = (uint32_t)x->it[i].s ^ 0x80000000u;
+        uint32_t lo = 0, hi = x->n;
+        while (lo < hi) { /* starts <= e */
+            uint32_t mid = (lo + hi) / 2;
+            if (st[mid] <= e) lo = mid + 1;
+            else hi = mid;
+        }
+        uint32_t started = lo;
+        lo = 0, hi = x->n;
+        while (lo < hi) { /* ends < s */
+            uint32_t mid = (lo + hi) / 2;
+            if (en[mid] < s) lo = mid + 1;
+            else hi = mid;
+        }
+        if (started > lo) twice += started - lo - 1;
+    }
+    free(st);
+    free(en);
+    return twice / 2;
 }
 
 uint64_t pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
@@ -379,6 +421,19 @@ uint64_t pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uin
             else hi = mid;
         }
         x.it[i].b = lo;
+    }
+    /* the search's tables (every conflict pair, every item in each section
+     * it spans) and the quadratic scan that builds them must fit the
+     * budget and memory: past that the search is not tried at all */
+    uint64_t spans = 0, entries;
+    for (uint32_t i = 0; i < x.n; i++) spans += (uint64_t)(x.it[i].b - x.it[i].a) + 1;
+    entries = 2 * count_conflicts(&x) + spans;
+    if (entries > EXACT_MAX_ENTRIES || entries + (uint64_t)x.n * x.n / 2 > budget) {
+        free(ends);
+        free(map);
+        free(x.it);
+        *work += (uint64_t)x.n;
+        return best;
     }
     uint64_t *fixed_floor = mp_xcalloc(ns + 1, sizeof *fixed_floor);
     for (uint32_t i = 0; i < n; i++) { /* fixed items raise the floors they cover */
