@@ -36,6 +36,16 @@ static inline mp_program *must_parse(const char *text) {
     return p;
 }
 
+/* The program the generator makes with these options. */
+static inline mp_program *generated_program(const mp_gen_options *g) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_gen(g, &b);
+    mp_program *p = must_parse(b.data);
+    mp_buf_free(&b);
+    return p;
+}
+
 /* Plan with options and return the plan text (caller frees), or NULL with
  * *code set. */
 static inline char *plan_text(const mp_program *p, const mp_options *o, int *code,

@@ -178,11 +178,7 @@ Test(mutation, every_damaged_plan_is_rejected_with_the_right_rule) {
         mp_gen_options g;
         mp_options o;
         mp_harness_case(77, i, &g, &o);
-        mp_buf b;
-        mp_buf_init(&b);
-        mp_gen(&g, &b);
-        mp_program *p = must_parse(b.data);
-        mp_buf_free(&b);
+        mp_program *p = generated_program(&g);
         static const uint32_t algos[] = {MP_ALGO_GREEDY, MP_ALGO_NAIVE, MP_ALGO_OPT};
         for (int k = 0; k < 3; k++) {
             o.algo = algos[k];

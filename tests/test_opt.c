@@ -45,11 +45,7 @@ Test(opt, valid_and_never_above_greedy_on_generated_graphs) {
         mp_gen_options g;
         mp_options o;
         mp_harness_case(2026, i, &g, &o);
-        mp_buf b;
-        mp_buf_init(&b);
-        mp_gen(&g, &b);
-        mp_program *p = must_parse(b.data);
-        mp_buf_free(&b);
+        mp_program *p = generated_program(&g);
         mp_check_result r;
         mp_check_graph(p, &o, algos, 2, &r);
         cr_assert_not(r.failed, "case %llu: %s with %s: %s", (unsigned long long)i, r.kind, r.algo,
@@ -74,11 +70,7 @@ Test(opt, refines_the_subgraphs_that_decide_the_peak) {
         mp_gen_options_default(&g);
         g.seed = seed;
         g.tensors = 4000;
-        mp_buf b;
-        mp_buf_init(&b);
-        mp_gen(&g, &b);
-        mp_program *p = must_parse(b.data);
-        mp_buf_free(&b);
+        mp_program *p = generated_program(&g);
         mp_options o;
         mp_options_default(&o);
         uint64_t bytes[3];

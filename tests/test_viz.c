@@ -417,11 +417,7 @@ static pp generated(uint64_t seed, uint64_t tensors, bool cuda) {
         g.n_devices = 2;
         g.devices[1] = (mp_device){MP_DEV_CUDA, 0};
     }
-    mp_buf b;
-    mp_buf_init(&b);
-    mp_gen(&g, &b);
-    pp r = {must_parse(b.data), NULL};
-    mp_buf_free(&b);
+    pp r = {generated_program(&g), NULL};
     mp_options o;
     mp_options_default(&o);
     o.algo = MP_ALGO_OPT;

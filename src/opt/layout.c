@@ -58,10 +58,20 @@ static bool layout_fits(const pk_item *items, size_t n) {
  * item is live where lb is reached (shrinking it may lower the bound).
  * Sums past 64 bits give no bound: hlb 0 and every node hot. */
 static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *iv, uint64_t pad,
-                          uint8_t *hot) {
+                          uint64_t lower, uint8_t *hot) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
     uint32_t nn = g->n_nodes;
+    bool blocks = false;
+    for (size_t k = 0; k < iv->n && !blocks; k++) blocks = iv->who[k] < 0 && iv->who[k] != INT32_MIN;
+    if (!blocks) { /* no sub-graph item: both bounds are the packer's own */
+        uint64_t sum = 0;
+        bool wrapped = false;
+        for (size_t k = 0; k < iv->n; k++) wrapped |= !mp_add_u64(sum, iv->v[k].size, &sum);
+        G->lb[b] = G->hlb[b] = wrapped ? 0 : mp_sat_add_u64(lower, pad);
+        if (hot) memset(hot, wrapped, nn);
+        return;
+    }
     uint64_t *d = mp_xcalloc(nn + 2, sizeof *d), *dh = mp_xcalloc(nn + 2, sizeof *dh), sum = 0;
     bool wrapped = false;
     for (size_t k = 0; k < iv->n; k++) {
@@ -93,7 +103,9 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    itemv iv = {0};
+    /* at most one item per planned tensor and one per node */
+    size_t most = (size_t)G->n_specs + g->n_nodes + 2;
+    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
     int32_t *slot = mp_xmalloc((g->n_tensors + 1) * sizeof *slot);
     for (uint32_t t = 0; t < g->n_tensors; t++) slot[t] = -1;
     bool own = false;
@@ -135,11 +147,11 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
                       g->name, b, st.optimal ? "optimal" : "best", (unsigned long long)peak,
                       (unsigned long long)st.proved_bound,
                       st.optimal ? "" : " (not proved optimal within the limit)");
-    uint64_t pad = own && mp_graph_has_xnnpack(g) ? 64 : 0;
+    uint64_t pad = own && G->xnnpack ? 64 : 0;
     int rc = MP_OK;
     if ((peak == UINT64_MAX && !layout_fits(iv.v, iv.n)) || !mp_add_u64(peak, pad, &G->local[b]))
         rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
-    if (c->tree) buffer_bounds(c, gi, b, &iv, pad, hot);
+    if (c->tree) buffer_bounds(c, gi, b, &iv, pad, st.lower_bound, hot);
     G->full[b] = !quick;
     for (size_t k = 0; k < iv.n; k++) {
         int32_t who = iv.who[k];

@@ -88,6 +88,7 @@ static int prepare(octx *c, uint32_t gi) {
     G->bidx = mp_xcalloc(n, sizeof *G->bidx);
     G->loff = mp_xcalloc(n, sizeof *G->loff);
     G->block = mp_xcalloc(g->n_nodes + 1, sizeof *G->block);
+    G->xnnpack = mp_graph_has_xnnpack(g);
     for (uint32_t i = 0; i < G->n_specs; i++) {
         int32_t t = G->specs[i];
         G->planned[t] = 1;

@@ -25,6 +25,7 @@ typedef struct ograph {
     uint64_t *hlb;    /* per buffer: the bound with every sub-graph at its own */
     uint8_t *full;    /* per buffer: laid out with full effort */
     uint32_t n_buf;
+    bool xnnpack;     /* a delegate to XNNPACK: its buffers get 64 bytes of padding */
     uint64_t **block; /* per node: per buffer offset of its sub-graph item */
 } ograph;
 

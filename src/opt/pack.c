@@ -41,7 +41,7 @@ static int cmp_ev(const void *a, const void *b) {
 
 /* Live bytes per node from a difference array: O(n + T) when the node
  * range T is small next to n, as it is for graphs (one node per step). */
-static bool lower_bound_dense(const pk_item *items, uint32_t n, uint64_t *out) {
+static bool live_peak_dense(const pk_item *items, uint32_t n, uint64_t *out, int32_t *at) {
     int32_t lo = INT32_MAX, hi = INT32_MIN;
     for (uint32_t i = 0; i < n; i++) {
         if (!items[i].size) continue; /* robust even to end < start */
@@ -51,13 +51,14 @@ static bool lower_bound_dense(const pk_item *items, uint32_t n, uint64_t *out) {
         if (b > hi) hi = b;
     }
     if (lo > hi) {
-        *out = 0;
+        *out = 0, *at = 0;
         return true;
     }
     uint64_t range = (uint64_t)((int64_t)hi - lo) + 2;
     if (range > 4 * (uint64_t)n + 1024) return false;
     /* sums wrap alike in both directions, so the running total is exact */
     uint64_t *d = mp_xcalloc(range, sizeof *d), live = 0, best = 0;
+    int32_t best_at = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!items[i].size) continue;
         d[items[i].start - lo] += items[i].size;
@@ -65,33 +66,38 @@ static bool lower_bound_dense(const pk_item *items, uint32_t n, uint64_t *out) {
     }
     for (uint64_t t = 0; t < range; t++) {
         live += d[t];
-        if (live > best) best = live;
+        if (live > best) best = live, best_at = (int32_t)(lo + (int64_t)t);
     }
     free(d);
-    *out = best;
+    *out = best, *at = best_at;
     return true;
 }
 
-uint64_t pk_lower_bound(const pk_item *items, uint32_t n) {
+uint64_t pk_live_peak(const pk_item *items, uint32_t n, int32_t *at) {
     uint64_t best = 0;
-    if (lower_bound_dense(items, n, &best)) return best;
-    ev *e = mp_xmalloc((2 * (size_t)n + 1) * sizeof *e);
-    size_t ne = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!items[i].size) continue;
-        e[ne++] = (ev){items[i].start, items[i].size, 0};
-        e[ne++] = (ev){items[i].end + 1, 0, items[i].size};
+    int32_t best_at = 0;
+    if (!live_peak_dense(items, n, &best, &best_at)) {
+        ev *e = mp_xmalloc((2 * (size_t)n + 1) * sizeof *e);
+        size_t ne = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!items[i].size) continue;
+            e[ne++] = (ev){items[i].start, items[i].size, 0};
+            e[ne++] = (ev){items[i].end + 1, 0, items[i].size};
+        }
+        qsort(e, ne, sizeof *e, cmp_ev);
+        uint64_t live = 0;
+        for (size_t i = 0; i < ne;) {
+            int32_t t = e[i].t;
+            for (; i < ne && e[i].t == t; i++) live = live + e[i].add - e[i].sub;
+            if (live > best) best = live, best_at = t;
+        }
+        free(e);
     }
-    qsort(e, ne, sizeof *e, cmp_ev);
-    uint64_t live = 0;
-    for (size_t i = 0; i < ne;) {
-        int32_t t = e[i].t;
-        for (; i < ne && e[i].t == t; i++) live = live + e[i].add - e[i].sub;
-        if (live > best) best = live;
-    }
-    free(e);
+    if (at) *at = best_at;
     return best;
 }
+
+uint64_t pk_lower_bound(const pk_item *items, uint32_t n) { return pk_live_peak(items, n, NULL); }
 
 /* ------------------------------------------------------- conflict graph */
 

@@ -54,6 +54,8 @@ typedef struct pk_stats {
 uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *p, pk_stats *st);
 /* The largest total size live at one node: no layout can beat it. */
 uint64_t pk_lower_bound(const pk_item *items, uint32_t n);
+/* The same, and (at, when not NULL) the first node where it is reached. */
+uint64_t pk_live_peak(const pk_item *items, uint32_t n, int32_t *at);
 
 /* Time-ordered first-fit over free gaps (sweep.c): the fallback when the
  * conflict graph is too large to store.  Returns the peak. */

@@ -15,17 +15,6 @@
 #include "pack.h"
 #include "sort.h"
 
-/* A start or end of an item, for the busiest node. */
-typedef struct ev_point {
-    int64_t t;
-    uint64_t add, sub;
-} ev_point;
-
-static int cmp_point(const void *a, const void *b) {
-    const ev_point *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
-}
-
 typedef struct gnode {
     uint64_t off, len, max_len;
     uint32_t prio;
@@ -268,31 +257,11 @@ static int cmp_by_size_desc(const void *a, const void *b) {
     return (x->item > y->item) - (x->item < y->item);
 }
 
-/* The first node where the most bytes are live. */
-static int32_t busiest_node(const pk_item *items, uint32_t n) {
-    ev_point *pts = mp_xmalloc((2 * (size_t)n + 1) * sizeof *pts);
-    size_t np = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!items[i].size) continue;
-        pts[np++] = (ev_point){items[i].start, items[i].size, 0};
-        pts[np++] = (ev_point){(int64_t)items[i].end + 1, 0, items[i].size};
-    }
-    qsort(pts, np, sizeof *pts, cmp_point);
-    uint64_t live = 0, best = 0;
-    int32_t at = 0;
-    for (size_t k = 0; k < np;) {
-        int64_t t = pts[k].t;
-        for (; k < np && pts[k].t == t; k++) live = live + pts[k].add - pts[k].sub;
-        if (live > best) best = live, at = (int32_t)t;
-    }
-    free(pts);
-    return at;
-}
-
 uint64_t pk_sweep_anchored(pk_item *items, uint32_t n) {
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) return UINT64_MAX; /* the stack would have to avoid them */
-    int32_t t = busiest_node(items, n);
+    int32_t t;
+    pk_live_peak(items, n, &t);
     job *held = mp_xmalloc((n + 1) * sizeof *held), *fwd = mp_xmalloc((2 * (size_t)n + 1) * sizeof *fwd),
         *bwd = fwd + n;
     uint32_t nh = 0, nf = 0, nb = 0;
