@@ -210,7 +210,7 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
             return mp_err_set(R->err, MP_EPLAN, "internal: device of '%s' missing "
                               "from the buffer table", t->name);
         const mp_slot *d = &R->table.slots[k];
-        uint32_t idx = d->base + (t->mem_id ? t->mem_id : 1) - 1;
+        uint32_t idx = d->base + mp_pool_of(g, specs[i]) - 1;
         if (idx + 1 > len) len = idx + 1;
     }
     for (uint32_t i = 0; i < len; i++) out_append(out, devs, i < merged->n ? merged->v[i] : 0, CPU0);

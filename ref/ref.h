@@ -58,6 +58,11 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
 int32_t mp_table_find(const mp_table *t, mp_device d); /* slot, or -1 */
 /* Global buffer index of a planned tensor, -1 if its device is absent. */
 int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *x);
+/* The pool a planned tensor lives in (its mem_id, 1 when none): an
+ * in-place tensor lives in its base's, whatever its own mem_id says, as
+ * ExecuTorch resolves it; the end of the in-place chain (through views)
+ * decides.  A cycle (which the planners refuse) gives the tensor's own. */
+uint32_t mp_pool_of(const mp_graphdef *g, int32_t t);
 void mp_table_free(mp_table *t);
 /* map_body[g]: some reachable map/scan node runs graph g. */
 uint8_t *mp_map_bodies(const mp_program *p, const bool *reach);

@@ -47,8 +47,7 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
         mp_alloc_flags f = mp_context_flags(o, gi, map_body);
         for (uint32_t i = 0; i < g->n_tensors; i++)
             if (mp_life_is_planned(g, lives[gi], (int32_t)i, f))
-                reg(t, o->per_device ? g->tensors[i].device : CPU0,
-                    g->tensors[i].mem_id ? g->tensors[i].mem_id : 1);
+                reg(t, o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, (int32_t)i));
     }
     for (uint32_t a = 1; a < t->n; a++)
         for (uint32_t b = a; b > 0 && mp_device_cmp(t->slots[b].dev, t->slots[b - 1].dev) < 0; b--) {
@@ -67,6 +66,18 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
     int32_t k = mp_table_find(t, o->per_device ? x->device : CPU0);
     if (k < 0) return -1;
     return (int64_t)t->slots[k].base + (x->mem_id ? x->mem_id : 1) - 1;
+}
+
+uint32_t mp_pool_of(const mp_graphdef *g, int32_t t) {
+    int32_t r = t;
+    for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0; steps++) {
+        if (steps > g->n_tensors) {
+            r = t;
+            break;
+        }
+        r = g->tensors[g->tensors[r].inplace_base].root;
+    }
+    return g->tensors[r].mem_id ? g->tensors[r].mem_id : 1;
 }
 
 void mp_table_free(mp_table *t) {
