@@ -258,7 +258,8 @@ static void free_ctx(octx *c) {
         free(G->lb);
         free(G->hlb);
         free(G->full);
-        for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++) free(G->block[i]);
+        for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++)
+            if (G->block[i]) free(G->block[i]); /* few nodes have one */
         free(G->block);
     }
     free(c->g);
