@@ -333,41 +333,14 @@ static int try_capacity(xs *x, uint64_t cap, const uint64_t *fixed_floor, uint64
 /* Table entries past which the exact search is not tried (4 bytes each). */
 #define EXACT_MAX_ENTRIES (UINT64_C(1) << 24)
 
-static int cmp_u32(const void *p, const void *q) {
-    uint32_t a = *(const uint32_t *)p, b = *(const uint32_t *)q;
-    return (a > b) - (a < b);
-}
-
-/* Overlapping pairs of the search's items, counted in O(n log n): for
- * each item, the others that start by its end, less those that end
- * before its start (lifetimes are intervals here). */
+/* Overlapping pairs of the search's items (pack.c counts them). */
 static uint64_t count_conflicts(const xs *x) {
-    uint32_t *st = mp_xmalloc((x->n + 1) * sizeof *st), *en = mp_xmalloc((x->n + 1) * sizeof *en);
-    for (uint32_t i = 0; i < x->n; i++) /* biased so that the order is the signed one */
-        st[i] = (uint32_t)x->it[i].s ^ 0x80000000u, en[i] = (uint32_t)x->it[i].e ^ 0x80000000u;
-    qsort(st, x->n, sizeof *st, cmp_u32);
-    qsort(en, x->n, sizeof *en, cmp_u32);
-    uint64_t twice = 0;
-    for (uint32_t i = 0; i < x->n; i++) {
-        uint32_t e = (uint32_t)x->it[i].e ^ 0x80000000u, s = (uint32_t)x->it[i].s ^ 0x80000000u;
-        uint32_t lo = 0, hi = x->n;
-        while (lo < hi) { /* starts <= e */
-            uint32_t mid = (lo + hi) / 2;
-            if (st[mid] <= e) lo = mid + 1;
-            else hi = mid;
-        }
-        uint32_t started = lo;
-        lo = 0, hi = x->n;
-        while (lo < hi) { /* ends < s */
-            uint32_t mid = (lo + hi) / 2;
-            if (en[mid] < s) lo = mid + 1;
-            else hi = mid;
-        }
-        if (started > lo) twice += started - lo - 1;
-    }
-    free(st);
-    free(en);
-    return twice / 2;
+    int32_t *s = mp_xmalloc((x->n + 1) * sizeof *s), *e = mp_xmalloc((x->n + 1) * sizeof *e);
+    for (uint32_t i = 0; i < x->n; i++) s[i] = x->it[i].s, e[i] = x->it[i].e;
+    uint64_t pairs = pk_count_conflicts(s, e, x->n, NULL);
+    free(s);
+    free(e);
+    return pairs;
 }
 
 uint64_t pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,

@@ -231,18 +231,22 @@ static uint32_t count_at_most(const int32_t *sorted, uint32_t n, int64_t v) {
     return lo;
 }
 
-/* Each item's number of conflicts without listing them: of the other
- * items, all but those starting after it ends and those ending before it
- * starts.  O(n log n) where the conflict graph is O(P). */
-static void count_degrees(const pk *k, uint32_t *deg) {
-    uint32_t n = k->n;
+uint64_t pk_count_conflicts(const int32_t *s, const int32_t *e, uint32_t n, uint32_t *deg) {
     int32_t *ss = mp_xmalloc((n + 1) * sizeof *ss), *es = mp_xmalloc((n + 1) * sizeof *es);
-    for (uint32_t i = 0; i < n; i++) ss[i] = k->s[k->by_s[i]], es[i] = k->e[i];
+    memcpy(ss, s, n * sizeof *ss);
+    memcpy(es, e, n * sizeof *es);
+    qsort(ss, n, sizeof *ss, cmp_i32);
     qsort(es, n, sizeof *es, cmp_i32);
-    for (uint32_t i = 0; i < n; i++) /* ss is sorted already */
-        deg[i] = count_at_most(ss, n, k->e[i]) - count_at_most(es, n, (int64_t)k->s[i] - 1) - 1;
+    uint64_t twice = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t d = (int64_t)count_at_most(ss, n, e[i]) - count_at_most(es, n, (int64_t)s[i] - 1) - 1;
+        if (d < 0) d = 0; /* an improper lifetime (e < s): no count, but no wrap */
+        if (deg) deg[i] = (uint32_t)d;
+        twice += (uint64_t)d;
+    }
     free(ss);
     free(es);
+    return twice / 2;
 }
 
 /* Conflict counts (the 'O' rank): from the conflict graph when it is
@@ -255,7 +259,7 @@ static const uint32_t *degrees(pk *k) {
     if (k->adj_at) {
         for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];
     } else if (proper_lifetimes(k)) {
-        count_degrees(k, k->deg);
+        pk_count_conflicts(k->s, k->e, k->n, k->deg);
     } else {
         ensure_conflicts(k);
         for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];

@@ -56,6 +56,11 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *p, pk_stats *st);
 uint64_t pk_lower_bound(const pk_item *items, uint32_t n);
 /* The same, and (at, when not NULL) the first node where it is reached. */
 uint64_t pk_live_peak(const pk_item *items, uint32_t n, int32_t *at);
+/* Overlapping pairs of n lifetimes [s, e] (intervals, s <= e) and,
+ * when deg is not NULL, each one's conflicts, without listing them: of
+ * the others, all but those that start after it ends and those that end
+ * before it starts.  O(n log n) where the conflict graph is O(n + P). */
+uint64_t pk_count_conflicts(const int32_t *s, const int32_t *e, uint32_t n, uint32_t *deg);
 
 /* Time-ordered first-fit over free gaps (sweep.c): the fallback when the
  * conflict graph is too large to store.  Returns the peak. */
