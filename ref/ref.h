@@ -63,6 +63,9 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
  * ExecuTorch resolves it; the end of the in-place chain (through views)
  * decides.  A cycle (which the planners refuse) gives the tensor's own. */
 uint32_t mp_pool_of(const mp_graphdef *g, int32_t t);
+/* The end of t's in-place chain (through views): t itself when it is no
+ * in-place tensor, -1 when the chain is a cycle. */
+int32_t mp_inplace_root(const mp_graphdef *g, int32_t t);
 void mp_table_free(mp_table *t);
 /* map_body[g]: some reachable map/scan node runs graph g. */
 uint8_t *mp_map_bodies(const mp_program *p, const bool *reach);

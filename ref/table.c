@@ -68,16 +68,19 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
     return (int64_t)t->slots[k].base + (x->mem_id ? x->mem_id : 1) - 1;
 }
 
-uint32_t mp_pool_of(const mp_graphdef *g, int32_t t) {
+int32_t mp_inplace_root(const mp_graphdef *g, int32_t t) {
     int32_t r = t;
     for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0; steps++) {
-        if (steps > g->n_tensors) {
-            r = t;
-            break;
-        }
+        if (steps > g->n_tensors) return -1;
         r = g->tensors[g->tensors[r].inplace_base].root;
     }
-    return g->tensors[r].mem_id ? g->tensors[r].mem_id : 1;
+    return r;
+}
+
+uint32_t mp_pool_of(const mp_graphdef *g, int32_t t) {
+    int32_t r = mp_inplace_root(g, t);
+    const mp_tensor *x = &g->tensors[r < 0 ? t : r];
+    return x->mem_id ? x->mem_id : 1;
 }
 
 void mp_table_free(mp_table *t) {

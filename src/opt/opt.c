@@ -61,15 +61,12 @@ static int check_inplace(octx *c, uint32_t gi) {
                               g->tensors[b].name, (unsigned long long)G->asize[b]);
     }
     for (uint32_t i = 0; i < G->n_specs; i++) { /* follow chains to their roots */
-        int32_t t = G->specs[i], r = t;
-        for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0; steps++) {
-            if (steps > g->n_tensors)
-                return mp_err_set(c->err, MP_EPLAN,
-                                  "in-place tensor '%s': its base '%s' is not planned here, "
-                                  "or the in-place chain is a cycle", g->tensors[t].name,
-                                  g->tensors[g->tensors[t].inplace_base].name);
-            r = g->tensors[g->tensors[r].inplace_base].root;
-        }
+        int32_t t = G->specs[i], r = mp_inplace_root(g, t);
+        if (r < 0)
+            return mp_err_set(c->err, MP_EPLAN,
+                              "in-place tensor '%s': its base '%s' is not planned here, "
+                              "or the in-place chain is a cycle", g->tensors[t].name,
+                              g->tensors[g->tensors[t].inplace_base].name);
         G->family[t] = r;
     }
     return MP_OK;
@@ -276,16 +273,22 @@ static void relabel_as_opt(mp_plan *greedy, const char *notes) {
     greedy->notes = notes ? mp_arena_strndup(greedy->arena, notes, strlen(notes)) : NULL;
 }
 
+/* The reference greedy's plan (repaired mode) with the same options, or
+ * NULL when it refuses the program. */
+static mp_plan *greedy_plan(const mp_program *prog, const mp_options *o) {
+    mp_options go = *o;
+    go.algo = MP_ALGO_GREEDY;
+    go.et_exact = false;
+    mp_err err;
+    return mp_ref_plan(prog, &go, &err);
+}
+
 /* The reference greedy (repaired mode) as a candidate, for small programs. */
 static mp_plan *safety_net(const mp_program *prog, const mp_options *o, mp_plan *mine) {
     uint64_t n = 0;
     for (uint32_t gi = 0; gi < prog->n_graphs; gi++) n += prog->graphs[gi].n_tensors;
     if (n > SAFETY_NET_TENSORS) return mine;
-    mp_options go = *o;
-    go.algo = MP_ALGO_GREEDY;
-    go.et_exact = false;
-    mp_err err;
-    mp_plan *greedy = mp_ref_plan(prog, &go, &err);
+    mp_plan *greedy = greedy_plan(prog, o);
     if (!greedy || mp_plan_total_bytes(greedy) >= mp_plan_total_bytes(mine)) {
         mp_plan_free(greedy);
         return mine;
@@ -300,11 +303,7 @@ static mp_plan *safety_net(const mp_program *prog, const mp_options *o, mp_plan 
  * 2^64 - 1), so opt falls back to the reference greedy at any size rather
  * than refuse a graph greedy plans: opt never refuses where greedy plans. */
 static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_err *err) {
-    mp_options go = *o;
-    go.algo = MP_ALGO_GREEDY;
-    go.et_exact = false;
-    mp_err gerr;
-    mp_plan *greedy = mp_ref_plan(prog, &go, &gerr);
+    mp_plan *greedy = greedy_plan(prog, o);
     if (!greedy) return NULL; /* keep opt's own message */
     mp_err_clear(err);
     relabel_as_opt(greedy, NULL);
