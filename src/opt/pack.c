@@ -916,9 +916,10 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
     uint32_t *order = mp_xmalloc((k.n + 1) * sizeof *order), *rank = mp_xmalloc((k.n + 1) * sizeof *rank);
     memcpy(order, k.by_s, k.n * sizeof *order);
     uint32_t *support = mp_xmalloc((k.n + 1) * sizeof *support);
-    uint64_t pairs = k.pairs = count_pairs(&k, order);
+    /* a quick layout is the sweep alone: no pair count, no conflict graph */
+    uint64_t pairs = k.pairs = prm->quick ? 0 : count_pairs(&k, order);
     /* the conflict graph fits in memory (built on first use) */
-    bool adj = pairs <= PK_MAX_PAIRS;
+    bool adj = !prm->quick && pairs <= PK_MAX_PAIRS;
     /* the time-ordered baseline (O(n log n), any size) always runs unless
      * a construction reaches the lower bound: first when there is no
      * conflict graph, else after the first construction, which usually
