@@ -1,10 +1,12 @@
-# memplan - plain make; see README.md.
+# memplan - plain make; see README.md and docs/architecture.md.
 #
-#   make                 build/libmemplan.a and build/memplan (optimised)
-#   make bench           the benchmark table (README), into results/metrics.db
+#   make                 build/libmemplan.so.MAJOR, build/libmemplan.a (the
+#                        library), build/libmemplan-tools.a (harness, store,
+#                        pictures) and build/memplan (the command), optimised
 #   make test            build everything again under ASan+UBSan in
 #                        build/test/ and run every test (SANITIZE=0: plain)
-#   make install PREFIX=/usr/local
+#   make bench           the benchmark table (README), into results/metrics.db
+#   make install PREFIX=/usr/local [DESTDIR=...]    make uninstall (same)
 #   make clean
 #
 # CC may be gcc or clang; both must build with no warning.
@@ -12,27 +14,47 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 SANITIZE ?= 1
+PYTHON  ?= /usr/bin/python3
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = $(STD) $(WARN) -Iinclude -Isrc/util $(CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS  := -lsqlite3 -lm
+# Library objects are position-independent (one set serves the archive and
+# the shared library) and hide every symbol the API does not name (MP_API).
+PIC     := -fPIC -fvisibility=hidden
+INC     := -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iviz -Icli
+ALL_CFLAGS = $(STD) $(WARN) $(INC) $(CFLAGS) $(EXTRA_CFLAGS)
+DEPFLAGS = -MMD -MP
+LIB_LDLIBS := -lm
+LDLIBS  := -lsqlite3 -lm -lpthread
 
-LIB_SRC := $(wildcard src/util/*.c src/graph/*.c src/plan/*.c src/opt/*.c \
-                      src/viz/*.c ref/*.c verify/*.c)
-CLI_SRC := $(wildcard src/cli/*.c)
-HDRS    := $(wildcard include/*.h src/*/*.h ref/*.h verify/*.h)
+# The version, from the one place it is written (include/memplan.h).
+VERSION_PART = $(shell sed -n 's/^\#define MP_VERSION_$(1) \([0-9]*\)$$/\1/p' include/memplan.h)
+MAJOR := $(call VERSION_PART,MAJOR)
+VERSION := $(MAJOR).$(call VERSION_PART,MINOR).$(call VERSION_PART,PATCH)
+
+# The layers (docs/architecture.md), bottom up.  The library: core, the
+# planners, the verifier and the API's front door.  The tools: harness,
+# store and pictures, for the command line.
+LIB_DIRS   := core ref opt peers verify api
+TOOLS_DIRS := verify/harness verify/store viz
+LIB_SRC   := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+TOOLS_SRC := $(foreach d,$(TOOLS_DIRS),$(wildcard $(d)/*.c))
+CLI_SRC   := $(wildcard cli/*.c)
+# Headers: the fuzz builds below still list them as prerequisites.
+HDRS    := $(wildcard include/*.h $(foreach d,$(LIB_DIRS) $(TOOLS_DIRS) cli,$(d)/*.h))
 
 # Extra test prerequisites and steps: modules (fuzz/fuzz.mk) append to these.
 TEST_DEPS :=
 
 B := build
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
-CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o)
+TOOLS_OBJ := $(TOOLS_SRC:%.c=$(B)/obj/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
+SONAME    := libmemplan.so.$(MAJOR)
 
-.PHONY: all test clean install bench FORCE
-all: $(B)/libmemplan.a $(B)/memplan
+.PHONY: all test clean install uninstall bench FORCE
+all: $(B)/libmemplan.a $(B)/$(SONAME) $(B)/libmemplan-tools.a $(B)/memplan
 
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 
@@ -41,22 +63,37 @@ $(B)/git-rev: FORCE
 	@mkdir -p $(B)
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
 
-$(B)/obj/src/util/version.o: src/util/version.c $(HDRS) $(B)/git-rev
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DMP_GIT_REV='"$(GIT_REV)"' -c $< -o $@
-
 FORCE:
 
-$(B)/obj/%.o: %.c $(HDRS)
+$(B)/obj/verify/store/revision.o: verify/store/revision.c $(B)/git-rev
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DMP_GIT_REV='"$(GIT_REV)"' -c $< -o $@
+
+$(LIB_OBJ): $(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PIC) $(DEPFLAGS) -c $< -o $@
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(B)/libmemplan.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/memplan: $(CLI_OBJ) $(B)/libmemplan.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmemplan.a $(LDLIBS)
+# The shared library: the API alone is exported (MP_API), no SQLite.
+$(B)/$(SONAME): $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(LIB_LDLIBS)
+	ln -sf $(SONAME) $(B)/libmemplan.so
+
+$(B)/libmemplan-tools.a: $(TOOLS_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/memplan: $(CLI_OBJ) $(B)/libmemplan-tools.a $(B)/libmemplan.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(B)/libmemplan-tools.a $(B)/libmemplan.a $(LDLIBS)
+
+-include $(wildcard $(B)/obj/*/*.d $(B)/obj/*/*/*.d)
 
 # ---------------------------------------------------------------- tests
 T := build/test
@@ -64,17 +101,20 @@ ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 TEST_CFLAGS := -O1 -g $(SAN_FLAGS)
-TEST_SRC := $(wildcard tests/*.c)
+TEST_SRC := $(wildcard tests/unit/*.c)
+TEST_INC := -Itests/unit
 
 test:
-	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(T)/memplan $(T)/unit $(TEST_DEPS)
+	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(T)/memplan $(T)/unit \
+	  $(T)/$(SONAME) $(TEST_DEPS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(T)/unit --jobs 2 --short-filename
 	@set -e; for s in tests/cli/*.sh; do \
-	  echo "== $$s"; MEMPLAN=$(T)/memplan BUILD=$(T) sh $$s; done
+	  echo "== $$s"; MEMPLAN=$(T)/memplan BUILD=$(T) CC="$(CC)" sh $$s; done
 
-$(T)/unit: $(TEST_SRC) $(T)/libmemplan.a $(HDRS)
-	$(CC) $(ALL_CFLAGS) -Isrc -Iref -o $@ $(TEST_SRC) $(T)/libmemplan.a -lcriterion $(LDLIBS)
+$(T)/unit: $(TEST_SRC) $(wildcard tests/unit/*.h) $(T)/libmemplan-tools.a $(T)/libmemplan.a
+	$(CC) $(ALL_CFLAGS) $(TEST_INC) -o $@ $(TEST_SRC) $(T)/libmemplan-tools.a $(T)/libmemplan.a \
+	  -lcriterion $(LDLIBS)
 
 # ---------------------------------------------------------------- bench
 # The benchmark table (README): every algorithm side by side, recorded in
@@ -84,14 +124,24 @@ bench: $(B)/memplan
 	$(B)/memplan bench --db results/metrics.db --data bench/data $(BENCH_ARGS)
 
 # -------------------------------------------------------------- install
+LIBDIR := $(DESTDIR)$(PREFIX)/lib
+INCDIR := $(DESTDIR)$(PREFIX)/include
+INSTALLED := bin/memplan lib/libmemplan.a lib/libmemplan.so lib/$(SONAME) \
+  lib/libmemplan.so.$(VERSION) include/memplan.h lib/pkgconfig/memplan.pc
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/bin $(LIBDIR)/pkgconfig $(INCDIR)
 	install -m 755 $(B)/memplan $(DESTDIR)$(PREFIX)/bin/memplan
-	install -m 644 $(B)/libmemplan.a $(DESTDIR)$(PREFIX)/lib/libmemplan.a
-	install -m 644 include/memplan.h $(DESTDIR)$(PREFIX)/include/memplan.h
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define MEMPLAN_VERSION "\(.*\)"/\1/p' include/memplan.h)|g' \
-	  memplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/memplan.pc
+	install -m 644 $(B)/libmemplan.a $(LIBDIR)/libmemplan.a
+	install -m 755 $(B)/$(SONAME) $(LIBDIR)/libmemplan.so.$(VERSION)
+	ln -sf libmemplan.so.$(VERSION) $(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(LIBDIR)/libmemplan.so
+	install -m 644 include/memplan.h $(INCDIR)/memplan.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  memplan.pc.in > $(LIBDIR)/pkgconfig/memplan.pc
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
 
 clean:
 	rm -rf build

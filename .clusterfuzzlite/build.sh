@@ -9,15 +9,15 @@ cd "$SRC/memplan"
 B=build/oss
 # the library through the project's own Makefile; the infrastructure's
 # newer clang may warn where ours does not, so warnings are not errors here
-make -j"$(nproc)" B=$B CC="$CC" CFLAGS="$CFLAGS" EXTRA_CFLAGS="-Wno-error" $B/libmemplan.a
-INC="-std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc/util -Ifuzz"
+make -j"$(nproc)" B=$B CC="$CC" CFLAGS="$CFLAGS" EXTRA_CFLAGS="-Wno-error" $B/libmemplan.a $B/libmemplan-tools.a
+INC="-std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iviz -Icli -Ifuzz"
 $CC $CFLAGS $INC -c fuzz/brute.c -o $B/brute.o
 for t in parse planners verify planfile; do
     $CC $CFLAGS $INC -c "fuzz/fuzz_$t.c" -o "$B/fuzz_$t.o"
     extra=""
     [ "$t" = verify ] && extra=$B/brute.o
     # SQLite statically: the runner image has no libsqlite3
-    $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$B/fuzz_$t.o" $extra $B/libmemplan.a \
+    $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$B/fuzz_$t.o" $extra $B/libmemplan-tools.a $B/libmemplan.a \
         -Wl,-Bstatic -lsqlite3 -Wl,-Bdynamic -lpthread -ldl -lm -o "$OUT/fuzz-$t"
     [ -f "fuzz/$t.dict" ] && cp "fuzz/$t.dict" "$OUT/fuzz-$t.dict"
     if [ -f "fuzz/$t.options" ]; then

@@ -381,7 +381,7 @@ bool bf_check(const mp_program *prog, const mp_plan *plan, bf_result *out) {
     }
     if (allocs > BF_MAX_ALLOCS || frees > BF_MAX_ALLOCS || plan->n_graphs > 4 * BF_MAX_GRAPHS)
         return false;
-    bf *c = calloc(1, sizeof *c);
+    bf *c = mp_xcalloc(1, sizeof *c);
     if (!c) abort();
     c->p = prog;
     c->pl = plan;
@@ -395,6 +395,6 @@ bool bf_check(const mp_program *prog, const mp_plan *plan, bf_result *out) {
         if (c->owner[g] != NONE) per_graph(c, g);
     for (uint32_t g = 0; g < prog->n_graphs; g++)
         if (c->owner[g] != NONE) overlaps(c, g);
-    free(c);
+    mp_xfree(c);
     return true;
 }

@@ -8,7 +8,7 @@
 #ifndef MP_FUZZ_BRUTE_H
 #define MP_FUZZ_BRUTE_H
 
-#include "memplan.h"
+#include "internal.h"
 
 #define BF_MAX_ALLOCS 64 /* allocs (and frees) in the whole plan */
 #define BF_MAX_TENSORS 256 /* per graph */

@@ -4,8 +4,8 @@
 # Line coverage that the corpus reaches (make fuzz-coverage): replays
 # corpus/TARGET with COVDIR/replay-TARGET (clang source-based coverage,
 # -fprofile-instr-generate -fcoverage-mapping), merges the profiles and
-# prints the lines covered per directory (src/, ref/, verify/), per group
-# (the planners src/opt/*.c and ref/*.c, the verifier's rule files) and per
+# prints the lines covered per directory (core/, ref/, opt/, peers/, verify/,
+# viz/), per group (the planners opt/*.c, peers/*.c and ref/*.c, the verifier's rule files) and per
 # file.  The full table is COVDIR/report.txt, the annotated sources
 # COVDIR/html/index.html.
 set -eu
@@ -25,10 +25,10 @@ for t in "$@"; do
 done
 "$profdata" merge -sparse "$dir"/prof/*.profraw -o "$dir/all.profdata"
 # shellcheck disable=SC2086
-"$cov" report -instr-profile="$dir/all.profdata" $objs src ref verify >"$dir/report.txt"
+"$cov" report -instr-profile="$dir/all.profdata" $objs core ref opt peers verify viz api >"$dir/report.txt"
 # shellcheck disable=SC2086
 "$cov" show -format=html -output-dir="$dir/html" -instr-profile="$dir/all.profdata" $objs \
-    src ref verify >/dev/null 2>&1 || true
+    core ref opt peers verify viz api >/dev/null 2>&1 || true
 
 # Columns of llvm-cov report: file, regions, missed, cover, functions,
 # missed, executed, lines, missed lines, cover, ...
@@ -41,12 +41,13 @@ $1 ~ /\.c$/ {
     files[++nf] = f
     split(f, p, "/"); d = p[1] "/"
     add(d, lines, missed)
-    if (f ~ /^src\/opt\// || f ~ /^ref\//) add("planners (src/opt/*.c ref/*.c)", lines, missed)
-    if (f ~ /^src\/opt\//) add("  src/opt/*.c", lines, missed)
+    if (f ~ /^(opt|peers|ref)\//) add("planners (opt/*.c peers/*.c ref/*.c)", lines, missed)
+    if (f ~ /^opt\//) add("  opt/*.c", lines, missed)
+    if (f ~ /^peers\//) add("  peers/*.c", lines, missed)
     if (f ~ /^ref\//) add("  ref/*.c", lines, missed)
     if (f ~ /^verify\/(rules|overlap|live|verify|itree|quality)\.c$/)
         add("verifier (verify/{rules,overlap,live,verify,itree,quality}.c)", lines, missed)
-    if (f ~ /^src\/(graph|plan)\//) add("parsers and writers (src/graph src/plan)", lines, missed)
+    if (f ~ /^core\/(graph|plan)_(parse|write)\.c$/) add("parsers and writers (core/{graph,plan}_{parse,write}.c)", lines, missed)
 }
 END {
     printf "%-64s %6s %6s %8s\n", "lines covered by the corpus", "lines", "hit", "cover"

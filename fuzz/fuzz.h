@@ -30,7 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memplan.h"
+#include "internal.h"
+#include "memplan_tools.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -27,9 +27,10 @@ FUZZ_EXTRA_verify := fuzz/brute.c
 # ------------------------------------------------- replay drivers (any CC)
 # Built in whatever build directory is current ($(B)), from its library and
 # with its flags: in `make test` that is build/test under ASan+UBSan.
-$(B)/fuzz-replay-%: fuzz/fuzz_%.c fuzz/replay.c fuzz/brute.c $(FUZZ_HDRS) $(B)/libmemplan.a $(HDRS)
+$(B)/fuzz-replay-%: fuzz/fuzz_%.c fuzz/replay.c fuzz/brute.c $(FUZZ_HDRS) $(B)/libmemplan-tools.a \
+  $(B)/libmemplan.a $(HDRS)
 	$(CC) $(ALL_CFLAGS) -Ifuzz -o $@ fuzz/fuzz_$*.c fuzz/replay.c $(FUZZ_EXTRA_$*) \
-	  $(B)/libmemplan.a $(LDLIBS)
+	  $(B)/libmemplan-tools.a $(B)/libmemplan.a $(LDLIBS)
 
 TEST_DEPS += $(FUZZ_TARGETS:%=$(T)/fuzz-replay-%)
 
@@ -41,7 +42,7 @@ LLVM_PROFDATA ?= llvm-profdata
 LLVM_COV ?= llvm-cov
 # UndefinedBehaviorSanitizer findings are crashes, like ASan's.
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_BASE = $(STD) $(WARN) -Iinclude -Isrc/util -Ifuzz
+FUZZ_BASE = $(STD) $(WARN) $(INC) -Ifuzz
 
 # $(1) config, $(2) compiler command, $(3) compile flags, $(4) link flags,
 # $(5) name of the binaries, $(6) extra objects: one library, one binary
@@ -50,7 +51,7 @@ define FUZZ_CONFIG
 $(FZ)/$(1)/obj/%.o: %.c $(HDRS) $(FUZZ_HDRS)
 	@mkdir -p $$(dir $$@)
 	$(2) $$(FUZZ_BASE) $(3) -c $$< -o $$@
-$(FZ)/$(1)/libmemplan.a: $(LIB_SRC:%.c=$(FZ)/$(1)/obj/%.o)
+$(FZ)/$(1)/libmemplan.a: $(LIB_SRC:%.c=$(FZ)/$(1)/obj/%.o) $(TOOLS_SRC:%.c=$(FZ)/$(1)/obj/%.o)
 	@rm -f $$@
 	ar rcs $$@ $$^
 $(FZ)/$(1)/$(5)-%: $(FZ)/$(1)/obj/fuzz/fuzz_%.o $(FZ)/$(1)/obj/fuzz/brute.o $(6) $(FZ)/$(1)/libmemplan.a

@@ -6,7 +6,7 @@
  * text that parses to the same program, and writing that program again
  * must give the same bytes (the writer is canonical). */
 #include "fuzz.h"
-#include "util.h"
+#include "internal.h"
 
 #include <string.h>
 
@@ -113,8 +113,8 @@ static void check_invariants(const mp_program *p) {
                 }
         }
     }
-    free(stack);
-    free(seen);
+    mp_xfree(stack);
+    mp_xfree(seen);
 }
 
 static bool same_list(const int32_t *a, uint32_t na, const int32_t *b, uint32_t nb) {
@@ -168,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bool *reach = mp_xcalloc(p->n_graphs + 1, 1);
     mp_graph_reachable(p, reach);
     FUZZ_ASSERT(reach[0], "entry graph not reachable");
-    free(reach);
+    mp_xfree(reach);
     for (uint32_t gi = 0; gi < p->n_graphs; gi++) (void)mp_graph_has_xnnpack(&p->graphs[gi]);
 
     mp_buf w1, w2;

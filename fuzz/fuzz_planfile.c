@@ -8,7 +8,7 @@
  * same plan (options clamped to legal values), and writing that again must
  * give the same bytes. */
 #include "fuzz.h"
-#include "util.h"
+#include "internal.h"
 
 #include <string.h>
 

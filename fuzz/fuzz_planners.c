@@ -23,7 +23,7 @@
  * refuses, except a graph only past greedy's limits (64 bits, re-planning
  * work), which opt may plan.  Any failure aborts. */
 #include "fuzz.h"
-#include "util.h"
+#include "internal.h"
 
 #include <string.h>
 
@@ -495,7 +495,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mp_buf b;
     mp_buf_init(&b);
     write_program(d, &b);
-    free(d);
+    mp_xfree(d);
     if (getenv("MEMPLAN_FUZZ_PRINT")) { /* triage: what the input decodes to */
         char args[256];
         mp_options_to_args(&o, args, sizeof args);

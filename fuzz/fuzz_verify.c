@@ -16,7 +16,7 @@
  * input, the verifier's and brute force's counts per rule. */
 #include "brute.h"
 #include "fuzz.h"
-#include "util.h"
+#include "internal.h"
 
 #include <string.h>
 

@@ -34,7 +34,7 @@ typedef struct paths {
 static void push(paths *p, char *s) {
     if (p->n == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 64;
-        p->v = realloc(p->v, p->cap * sizeof *p->v);
+        p->v = mp_xrealloc(p->v, p->cap * sizeof *p->v);
         if (!p->v) {
             perror("replay");
             exit(2);
@@ -45,7 +45,7 @@ static void push(paths *p, char *s) {
 
 static char *join(const char *dir, const char *name) {
     size_t a = strlen(dir), b = strlen(name);
-    char *s = malloc(a + b + 2);
+    char *s = mp_xmalloc(a + b + 2);
     if (!s) {
         perror("replay");
         exit(2);
@@ -68,7 +68,7 @@ static int collect(const char *path, paths *out) {
         return -1;
     }
     if (S_ISREG(st.st_mode)) {
-        char *copy = strdup(path);
+        char *copy = strcpy(mp_xmalloc(strlen(path) + 1), path);
         if (!copy) {
             perror("replay");
             exit(2);
@@ -91,9 +91,9 @@ static int collect(const char *path, paths *out) {
     int rc = 0;
     for (size_t i = 0; i < names.n; i++) {
         if (collect(names.v[i], out)) rc = -1;
-        free(names.v[i]);
+        mp_xfree(names.v[i]);
     }
-    free(names.v);
+    mp_xfree(names.v);
     return rc;
 }
 
@@ -104,29 +104,29 @@ static int run_one(const char *path) {
         return -1;
     }
     size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = mp_xmalloc(cap);
     size_t r;
     while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
         n += r;
-        if (n == cap) buf = realloc(buf, cap *= 2);
+        if (n == cap) buf = mp_xrealloc(buf, cap *= 2);
     }
     int err = ferror(f);
     fclose(f);
     if (!buf || err) {
         fprintf(stderr, "replay: %s: read error\n", path);
-        free(buf);
+        mp_xfree(buf);
         return -1;
     }
     /* exactly n bytes, so that an over-read is an ASan report */
-    uint8_t *exact = malloc(n ? n : 1);
+    uint8_t *exact = mp_xmalloc(n ? n : 1);
     if (!exact) {
-        free(buf);
+        mp_xfree(buf);
         return -1;
     }
     if (n) memcpy(exact, buf, n);
-    free(buf);
+    mp_xfree(buf);
     LLVMFuzzerTestOneInput(exact, n);
-    free(exact);
+    mp_xfree(exact);
     return 0;
 }
 
@@ -188,9 +188,9 @@ int main(int argc, char **argv) {
         int rc = forked ? run_forked(files.v[k], timeout) : run_one(files.v[k]);
         if (rc == 0) passed++;
         else failed++;
-        free(files.v[k]);
+        mp_xfree(files.v[k]);
     }
-    free(files.v);
+    mp_xfree(files.v);
     failed += (size_t)bad_path;
     printf("replay: %zu passed, %zu failed\n", passed, failed);
     return failed ? 1 : 0;

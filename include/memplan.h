@@ -1,18 +1,33 @@
-/* memplan.h - the one public header of libmemplan.
+/* memplan.h - the public API of libmemplan.
  *
  * memplan plans, checks and measures the static memory layout of tensor
- * programs.  This header holds the graph model (what a .mpg file says), the
- * plan model (what a .mpp file says), the planners, the verifier and the
- * helpers the command line is built from.
+ * programs.  This header is the library: the graph model (what a .mpg file
+ * says) and an in-memory builder for it, the options, the planner table,
+ * the plan model (what a .mpp file says), the verifier and its quality
+ * figures, reading and writing both formats, and the version.  The tools
+ * the command line is built from (generator, harness, metrics store,
+ * pictures) are in memplan_tools.h and are not part of the shared library.
  *
  * Conventions
  * - Every fallible call takes an mp_err* and returns a value; on failure it
  *   fills err->msg ("FILE:LINE: what is wrong" for input errors) and sets
- *   err->code to one of the MP_E* codes, which are also the CLI exit codes.
+ *   err->code to one of the MP_E* codes.  The library never prints, aborts
+ *   or exits: running out of memory is MP_ENOMEM, and everything the call
+ *   had allocated is freed again.
  * - Objects are owned by the caller and freed with their *_free function.
  * - All sizes and offsets are bytes in uint64_t.  Planners refuse (MP_EPLAN)
  *   a plan whose buffer would not fit in 64 bits (ExecuTorch's emitter
  *   raises there too); every sum of offsets and sizes is overflow-checked.
+ *
+ * Threads
+ * - Every function may run in several threads at once on different
+ *   objects: two threads may plan, verify, parse or write two programs at
+ *   the same time.  Objects are not locked: one object (a program, a plan,
+ *   a builder, a buffer) must not be used by two threads at once, except
+ *   that a program and a plan are only read by planning, verifying and
+ *   writing, which may share them.
+ * - mp_set_allocator changes process-wide state: call it before any other
+ *   thread uses the library.
  */
 #ifndef MEMPLAN_H
 #define MEMPLAN_H
@@ -20,13 +35,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MEMPLAN_VERSION "1.0.0"
+/* The functions of the shared library's interface. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MP_API __attribute__((visibility("default")))
+#else
+#define MP_API
+#endif
+
+/* --------------------------------------------------------------- version */
+
+#define MP_VERSION_MAJOR 1
+#define MP_VERSION_MINOR 1
+#define MP_VERSION_PATCH 0
+#define MEMPLAN_VERSION "1.1.0"
+
+/* "MAJOR.MINOR.PATCH" of the library actually loaded. */
+MP_API const char *mp_version(void);
 
 /* ---------------------------------------------------------------- errors */
 
@@ -35,7 +64,8 @@ enum {
     MP_EINVALID = 1, /* a plan that breaks a rule (verifier) */
     MP_EFORMAT = 2,  /* bad usage, unreadable or malformed input */
     MP_EPLAN = 3,    /* a graph that cannot be planned */
-    MP_EIO = 4       /* an I/O failure (disk full, permission...) */
+    MP_EIO = 4,      /* an I/O failure (disk full, permission...) */
+    MP_ENOMEM = 5    /* an allocation failed; nothing is left allocated */
 };
 
 typedef struct mp_err {
@@ -47,7 +77,23 @@ typedef struct mp_err {
     char msg[1024];
 } mp_err;
 
-void mp_err_clear(mp_err *err);
+MP_API void mp_err_clear(mp_err *err);
+
+/* ------------------------------------------------------------- allocator */
+
+/* Where the library's memory comes from (default: malloc, realloc, free).
+ * realloc is given a block from this allocator or NULL; a failure (NULL)
+ * becomes MP_ENOMEM for the call that asked.  Set it before anything is
+ * allocated, or after everything allocated with the previous one is
+ * freed; NULL restores the default. */
+typedef struct mp_allocator {
+    void *(*malloc)(size_t n, void *ctx);
+    void *(*realloc)(void *p, size_t n, void *ctx);
+    void (*free)(void *p, void *ctx);
+    void *ctx;
+} mp_allocator;
+
+MP_API void mp_set_allocator(const mp_allocator *a);
 
 /* ----------------------------------------------------------------- limits */
 
@@ -58,6 +104,23 @@ void mp_err_clear(mp_err *err);
 #define MP_MAX_DEVICE_INDEX 65535
 #define MP_MAX_ALIGNMENT (UINT32_C(1) << 30)
 #define MP_MAX_DEPTH 200 /* control-flow nesting the planners accept */
+
+/* ------------------------------------------------------------ byte buffer */
+
+/* A growable text; every writer appends to one.  `data` is NUL-terminated. */
+typedef struct mp_buf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* an allocation failed; contents are incomplete */
+} mp_buf;
+
+MP_API void mp_buf_init(mp_buf *b);
+MP_API void mp_buf_free(mp_buf *b);
+MP_API void mp_buf_put(mp_buf *b, const char *s, size_t n);
+MP_API void mp_buf_puts(mp_buf *b, const char *s);
+MP_API void mp_buf_printf(mp_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+MP_API void mp_buf_u64(mp_buf *b, uint64_t v);
 
 /* ------------------------------------------------------------ graph model */
 
@@ -129,35 +192,70 @@ typedef struct mp_program {
 
 /* Parse a .mpg file held in memory.  `filename` is used in messages.
  * Returns NULL with err->code MP_EFORMAT on any violation of the format. */
-mp_program *mp_graph_parse(const char *data, size_t len, const char *filename,
-                           mp_err *err);
-mp_program *mp_graph_load(const char *path, mp_err *err);
-void mp_program_free(mp_program *prog);
-
+MP_API mp_program *mp_graph_parse(const char *data, size_t len, const char *filename,
+                                  mp_err *err);
+MP_API mp_program *mp_graph_load(const char *path, mp_err *err);
+MP_API void mp_program_free(mp_program *prog);
 /* Write a program back as .mpg text (canonical spacing). */
-struct mp_buf;
-void mp_graph_write(const mp_program *prog, struct mp_buf *out);
+MP_API void mp_graph_write(const mp_program *prog, mp_buf *out);
 
-const char *mp_node_kind_name(uint32_t kind);
+MP_API const char *mp_node_kind_name(uint32_t kind);
 /* "cpu:0", "cuda:3": writes into buf (at least 24 bytes), returns buf. */
-const char *mp_device_str(mp_device dev, char *buf);
-int mp_device_cmp(mp_device a, mp_device b); /* cpu:0 first, then type, index */
-bool mp_device_eq(mp_device a, mp_device b);
-int32_t mp_graph_find(const mp_program *prog, const char *name);
-int32_t mp_tensor_find(const mp_graphdef *g, const char *name);
-/* Graphs reachable from the entry, as flags indexed by graph. */
-void mp_graph_reachable(const mp_program *prog, bool *reach);
-/* Does the graph hold a delegate whose backend contains "xnnpack" (any case)? */
-bool mp_graph_has_xnnpack(const mp_graphdef *g);
+MP_API const char *mp_device_str(mp_device dev, char *buf);
+MP_API int mp_device_cmp(mp_device a, mp_device b); /* cpu:0 first, then type, index */
+MP_API bool mp_device_eq(mp_device a, mp_device b);
+MP_API int32_t mp_graph_find(const mp_program *prog, const char *name);
+MP_API int32_t mp_tensor_find(const mp_graphdef *g, const char *name);
+
+/* ------------------------------------------------------ graph builder */
+
+/* A program built in memory, call by call, instead of parsed from text.
+ * It holds exactly what a .mpg file can say and is checked by the same
+ * rules when finished: an error names the call ("graph 'main', tensor
+ * 'x': ...").  Names are [A-Za-z0-9_.$-]+, at most MP_MAX_NAME bytes. */
+typedef struct mp_builder mp_builder;
+
+typedef struct mp_tensor_spec {
+    const char *name;
+    uint64_t size;
+    mp_device device;
+    uint32_t flags;      /* mp_tensor_flags */
+    uint32_t mem_id;     /* 0: none */
+    const char *inplace; /* base tensor's name, or NULL */
+    const char *view;    /* base tensor's name, or NULL */
+} mp_tensor_spec;
+
+typedef struct mp_node_spec {
+    uint32_t kind; /* enum mp_node_kind */
+    const char *const *in;
+    uint32_t n_in;
+    const char *const *out;
+    uint32_t n_out;
+    const char *sub[2];  /* sub-graph names (cond: true, false; while: cond,
+                          * body; map, scan: body), NULL when unused */
+    const char *backend; /* delegate only, or NULL */
+} mp_node_spec;
+
+MP_API mp_builder *mp_builder_new(mp_err *err);
+MP_API void mp_builder_free(mp_builder *b);
+/* Start a graph; the tensors and nodes that follow belong to it.  The
+ * first graph is the entry graph. */
+MP_API int mp_builder_graph(mp_builder *b, const char *name, mp_err *err);
+MP_API int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *t, mp_err *err);
+MP_API int mp_builder_node(mp_builder *b, const mp_node_spec *n, mp_err *err);
+/* The program, checked as a parsed file is; the builder may then be freed.
+ * NULL with MP_EFORMAT and the offending call named. */
+MP_API mp_program *mp_builder_finish(mp_builder *b, mp_err *err);
 
 /* ----------------------------------------------------------------- options */
 
+/* The built-in planners' positions in the planner table (api/planners.c). */
 enum mp_algo { MP_ALGO_GREEDY, MP_ALGO_NAIVE, MP_ALGO_OPT };
 
 typedef struct mp_options {
     uint32_t alignment; /* default 16 */
     bool alloc_inputs, alloc_outputs, alloc_mutable, per_device;
-    uint32_t algo;   /* enum mp_algo */
+    uint32_t algo;   /* a planner: its index in the planner table */
     bool et_exact;   /* reproduce ExecuTorch, defects included */
     bool exact;         /* opt: exact search */
     uint32_t budget_ms; /* opt: improvement effort (as fixed work) */
@@ -168,9 +266,7 @@ typedef struct mp_options {
     uint64_t replan_limit;
 } mp_options;
 
-void mp_options_default(mp_options *o);
-const char *mp_algo_name(uint32_t algo);
-int mp_algo_parse(const char *name); /* -1 if unknown */
+MP_API void mp_options_default(mp_options *o);
 
 /* ------------------------------------------------------------- plan model */
 
@@ -210,42 +306,62 @@ typedef struct mp_plan {
     /* The options line as written, for the verifier to judge: alignment and
      * the four flags alloc_inputs, alloc_outputs, alloc_mutable, per_device. */
     uint64_t raw_alignment, raw_flags[4];
-    const char *algo_name; /* as written in the options line */
+    const char *algo_name; /* the planner, as written in the options line */
     mp_graph_plan *graphs; /* one block each, file order */
     uint32_t n_graphs;
     const char *notes; /* planner remarks for the user (exact search), or NULL */
     struct mp_arena *arena;
 } mp_plan;
 
-void mp_plan_free(mp_plan *plan);
-void mp_plan_write(const mp_plan *plan, struct mp_buf *out);
+MP_API void mp_plan_free(mp_plan *plan);
+MP_API void mp_plan_write(const mp_plan *plan, mp_buf *out);
 /* Parse a .mpp file.  Only the syntax is checked here (MP_EFORMAT); names
  * are resolved against `prog` when it is given, unknown ones left as -1
  * for the verifier to report. */
-mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
-                       const mp_program *prog, mp_err *err);
-mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err);
+MP_API mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
+                              const mp_program *prog, mp_err *err);
+MP_API mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err);
 /* Total bytes: the entry block's buffers added up (0 when absent). */
-uint64_t mp_plan_total_bytes(const mp_plan *plan);
+MP_API uint64_t mp_plan_total_bytes(const mp_plan *plan);
 
-/* --------------------------------------------------------------- planners */
+/* ---------------------------------------------------------- planner table */
 
-/* Plan a program with the algorithm and mode in `opts`.  Returns NULL with
- * MP_EPLAN when the graph cannot be planned (or MP_EFORMAT for bad options). */
-mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts,
-                         mp_err *err);
+/* What a planner can do (mp_planner.caps). */
+enum mp_planner_caps {
+    MP_CAP_ET_EXACT = 1u << 0,   /* reproduces ExecuTorch with et_exact */
+    MP_CAP_EXACT = 1u << 1,      /* has an exact search (options.exact) */
+    MP_CAP_REFUSES_INPLACE = 1u << 2, /* refuses programs with in-place tensors */
+    MP_CAP_NO_WORSE = 1u << 3,   /* never more bytes than greedy (checked) */
+    MP_CAP_REFERENCE = 1u << 4   /* the reference the others are compared to */
+};
 
-/* The reference planner (ref/): ExecuTorch's apply_algo. */
-mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *opts,
-                     mp_err *err);
-/* The optimized planner (src/opt/). */
-mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *opts,
-                     mp_err *err);
+typedef mp_plan *(*mp_plan_fn)(const mp_program *prog, const mp_options *opts, mp_err *err);
 
+/* One planner: a line of the table in api/planners.c. */
+typedef struct mp_planner {
+    const char *name;    /* --algo NAME, the plan file's algo=, the store's algo */
+    const char *summary; /* one line for --help and the docs */
+    mp_plan_fn plan;     /* called by mp_plan_program, never directly */
+    uint32_t caps;       /* enum mp_planner_caps */
+    const char *color;   /* the pictures' colour for it, "#rrggbb" */
+} mp_planner;
+
+MP_API uint32_t mp_planner_count(void);
+/* Planner i (NULL past the end); mp_options.algo is such an index. */
+MP_API const mp_planner *mp_planner_get(uint32_t i);
+MP_API int mp_algo_parse(const char *name); /* its index, -1 if unknown */
+MP_API const char *mp_algo_name(uint32_t algo); /* "?" if out of range */
+
+/* Plan a program with the planner and mode in `opts`.  Returns NULL with
+ * MP_EPLAN when the graph cannot be planned, MP_EFORMAT for bad options
+ * (an unknown planner, et_exact where the planner has no such mode),
+ * MP_ENOMEM when memory ran out.  Planners without MP_CAP_EXACT ignore
+ * `exact`, `budget_ms` and `exact_ms`. */
+MP_API mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err *err);
 
 /* --------------------------------------------------------------- verifier */
 
-/* The rules a plan must hold (issue 3); the numbers are stable. */
+/* The rules a plan must hold; the numbers are stable. */
 enum mp_rule {
     MP_RULE_COMPLETENESS = 1,
     MP_RULE_SIZE = 2, /* sizes and alignment */
@@ -285,218 +401,15 @@ typedef struct mp_verify_report {
 
 #define MP_VERIFY_DETAIL 1000
 
-const char *mp_rule_name(uint32_t rule);
+MP_API const char *mp_rule_name(uint32_t rule);
 /* Check `plan` against `prog`.  Returns MP_OK (valid), MP_EINVALID, or an
- * error code when the check itself could not run. */
-int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
-              mp_err *err);
-void mp_verify_report_free(mp_verify_report *r);
-void mp_verify_write_text(const mp_verify_report *r, struct mp_buf *out);
-void mp_verify_write_json(const mp_verify_report *r, struct mp_buf *out);
-
-
-/* -------------------------------------------------------------- generator */
-
-enum mp_profile {
-    MP_PROFILE_MIXED,       /* every feature of the format */
-    MP_PROFILE_CHAIN,       /* long chains with skip connections */
-    MP_PROFILE_WIDE,        /* wide branches */
-    MP_PROFILE_ENCDEC,      /* encoder-decoder with long skips */
-    MP_PROFILE_TRANSFORMER, /* attention blocks, weights, KV cache */
-    MP_N_PROFILES
-};
-
-typedef struct mp_gen_options {
-    uint64_t seed, tensors;
-    uint32_t depth, profile, n_devices;
-    mp_device devices[16]; /* devices[0] is the main device */
-} mp_gen_options;
-
-void mp_gen_options_default(mp_gen_options *o);
-/* Write a valid random .mpg program: same options, same bytes. */
-void mp_gen(const mp_gen_options *o, struct mp_buf *out);
-int mp_gen_profile_parse(const char *name);
-/* A MiniMalloc-style CSV (id,lower,upper,size; half-open lifetimes) as a
- * graph file whose tensors have exactly those lifetimes and sizes. */
-int mp_import_csv(const char *data, size_t len, const char *name, struct mp_buf *out, mp_err *err);
-const char *mp_gen_profile_name(uint32_t profile);
-
-
-/* ---------------------------------------------------------- metrics store */
-
-typedef struct mp_db mp_db;
-
-typedef struct mp_run_info {
-    const char *kind;    /* "harness", "bench", "fuzz" */
-    const char *options; /* the command line, as JSON or text */
-    char started[32];    /* ISO 8601 UTC; empty: now */
-    uint64_t seed, count;
-} mp_run_info;
-
-typedef struct mp_result_row {
-    const char *graph, *algo, *options, *profile;
-    uint64_t tensors, nodes, lower_bound, total_bytes;
-    const char *buffers; /* entry buffer sizes, space separated */
-    double ratio, plan_ms;
-    uint64_t peak_kb, violations;
-    const char *verify; /* "valid", "invalid", "refused", "crash" */
-} mp_result_row;
-
-typedef struct mp_campaign_row {
-    const char *target, *engine;
-    double seconds;
-    uint64_t executions, corpus_size, coverage, crashes;
-} mp_campaign_row;
-
-/* Open or create a database, migrating an older schema.  MP_EFORMAT when it
- * is not a memplan database or is newer than this memplan. */
-mp_db *mp_db_open(const char *path, mp_err *err);
-mp_db *mp_db_open_existing(const char *path, mp_err *err);
-void mp_db_close(mp_db *db);
-int mp_db_schema_version(void);
-/* Record a run with its rows in one transaction: all of it or nothing. */
-int mp_db_record(mp_db *db, const mp_run_info *run, const mp_result_row *rows, size_t n,
-                 const mp_campaign_row *campaigns, size_t n_campaigns, int64_t *run_id,
-                 mp_err *err);
-struct sqlite3 *mp_db_handle(mp_db *db);
-void mp_db_now(char *buf, size_t n);
-const char *mp_git_revision(void);
-/* The history report: format "text", "csv" or "json"; since: an ISO date
- * prefix or NULL; algo: one algorithm or NULL. */
-int mp_report(mp_db *db, const char *since, const char *algo, const char *format,
-              struct mp_buf *out, mp_err *err);
-/* Compare the latest harness run with a baseline SQL dump (or rewrite it). */
-int mp_gate(mp_db *db, const char *baseline, bool update, struct mp_buf *out, bool *passed,
-            mp_err *err);
-
-
-/* ---------------------------------------------------------------- harness */
-
-typedef struct mp_algo_outcome {
-    int code;        /* 0 planned, else the planner's error code */
-    bool limit;      /* refused for a planner limit, not a broken rule */
-    char verify[12]; /* "valid", "invalid", "refused" */
-    uint64_t total_bytes, lower_bound, violations;
-    double ratio, plan_ms;
-    char buffers[512]; /* entry buffers, space separated */
-} mp_algo_outcome;
-
-typedef struct mp_check_result {
-    bool failed;
-    char kind[32];  /* "invalid", "nondeterministic", "opt-worse", ... */
-    char algo[16];
-    char message[1024];
-    uint64_t tensors, nodes;
-    uint32_t n_algos, algos[3];
-    mp_algo_outcome out[3];
-} mp_check_result;
-
-/* Every differential check on one graph with one set of options. */
-void mp_check_graph(const mp_program *prog, const mp_options *opts, const uint32_t *algos,
-                    uint32_t n_algos, mp_check_result *r);
-uint64_t mp_peak_rss_kb(void);
-/* The options as command-line flags ("--alignment 8 --per-device ..."). */
-void mp_options_to_args(const mp_options *o, char *buf, size_t n);
-
-typedef struct mp_harness_options {
-    uint64_t seed, count;
-    uint32_t algos[3], n_algos;
-    const char *db;           /* NULL: record nothing */
-    const char *failures_dir; /* where reproducers go */
-    uint32_t jobs;
-    bool progress;            /* a status line on stderr */
-    bool shrink;
-} mp_harness_options;
-
-typedef struct mp_harness_summary {
-    uint64_t graphs, plans, failures;
-    int64_t run_id;
-    double seconds;
-} mp_harness_summary;
-
-/* Case i of a harness seed: the generator's and the planner's options. */
-void mp_harness_case(uint64_t seed, uint64_t i, mp_gen_options *g, mp_options *o);
-int mp_harness_run(const mp_harness_options *h, mp_harness_summary *s, mp_err *err);
-
-/* Shrink a failing text: drop lines, tokens and list items while
- * `still_fails` holds.  Returns a new string (caller frees). */
-typedef bool (*mp_shrink_pred)(const char *text, size_t len, void *ctx);
-char *mp_shrink(const char *text, mp_shrink_pred still_fails, void *ctx, uint32_t max_tries);
-
-/* ---------------------------------------------------------- visualisation */
-
-/* Pictures of a plan (src/viz/, docs/visualisation.md).  Each writes into
- * `out` and returns MP_OK, or an error code with err->msg; the same inputs
- * give the same bytes.  None prints or writes files, except the HTML
- * report when asked for SVGs (svg_dir). */
-
-/* A Chrome trace event file (JSON) for Perfetto and chrome://tracing: one
- * process per graph block, tracks per buffer, one slice per tensor, slices
- * for sub-graph reservations, live-bytes counters; time = node * 1000 us. */
-int mp_viz_trace(const mp_program *prog, const mp_plan *plan, struct mp_buf *out,
-                 mp_err *err);
-
-enum mp_viz_color { MP_VIZ_BY_DEVICE, MP_VIZ_BY_GRAPH };
-
-typedef struct mp_viz_svg_options {
-    uint32_t color;        /* enum mp_viz_color (default by device) */
-    uint32_t width;        /* plot width in pixels (default 1200, 200..20000) */
-    uint32_t panel_height; /* pixels per buffer panel (default 260, 60..5000) */
-    const char *title;     /* first line of the picture; NULL: the graph file */
-} mp_viz_svg_options;
-
-void mp_viz_svg_options_default(mp_viz_svg_options *o);
-/* A standalone SVG: x = node, y = byte offset, one panel per buffer, a
- * rectangle per tensor (sub-pixel ones merged into tiles), the live-bytes
- * curve and the lower bound, mp_verify's violations outlined in red. */
-int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_options *o,
-               struct mp_buf *out, mp_err *err);
-
-/* The SVG of harness case `graph_id` ("h<seed>-<i>") planned with `algo`,
- * regenerated with mp_harness_case + mp_gen + mp_plan_program.  MP_EFORMAT
- * when the id is not of that form; *tensors (may be NULL) gets the
- * regenerated program's tensor count, to compare with the recorded one. */
-int mp_viz_harness_svg(const char *graph_id, const char *algo, const mp_viz_svg_options *o,
-                       struct mp_buf *out, uint64_t *tensors, mp_err *err);
-
-typedef struct mp_viz_report_options {
-    const char *since, *algo; /* as for mp_report; NULL: all */
-    uint32_t worst;           /* rows in the worst-graphs table (default 20) */
-    uint32_t max_points;      /* points in the time-vs-size plot (default 5000) */
-    /* When set, the worst harness graphs' SVGs are written to
-     * svg_dir/<graph>-<algo>.svg and linked as svg_href/<graph>-<algo>.svg;
-     * a graph that cannot be regenerated is listed without a link. */
-    const char *svg_dir, *svg_href;
-} mp_viz_report_options;
-
-void mp_viz_report_options_default(mp_viz_report_options *o);
-/* The metrics history as one self-contained HTML page (inline CSS and SVG,
- * no script, no external asset). */
-int mp_viz_report_html(mp_db *db, const mp_viz_report_options *o, struct mp_buf *out,
-                       mp_err *err);
-
-/* ------------------------------------------------------------ byte buffer */
-
-typedef struct mp_buf {
-    char *data;
-    size_t len, cap;
-    bool failed; /* an allocation failed; contents are incomplete */
-} mp_buf;
-
-void mp_buf_init(mp_buf *b);
-void mp_buf_free(mp_buf *b);
-void mp_buf_put(mp_buf *b, const char *s, size_t n);
-void mp_buf_puts(mp_buf *b, const char *s);
-void mp_buf_printf(mp_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void mp_buf_u64(mp_buf *b, uint64_t v);
-
-/* Read a whole file (NUL-terminated copy).  Returns NULL with MP_EFORMAT. */
-char *mp_read_file(const char *path, size_t *len, mp_err *err);
-/* Write atomically: a temporary file beside `path`, then rename.  "-" means
- * stdout.  On failure nothing is left behind (MP_EIO). */
-int mp_write_file_atomic(const char *path, const char *data, size_t len,
-                         mp_err *err);
+ * error code when the check itself could not run (the report is then
+ * empty but may still be freed). */
+MP_API int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
+                     mp_err *err);
+MP_API void mp_verify_report_free(mp_verify_report *r);
+MP_API void mp_verify_write_text(const mp_verify_report *r, mp_buf *out);
+MP_API void mp_verify_write_json(const mp_verify_report *r, mp_buf *out);
 
 #ifdef __cplusplus
 }

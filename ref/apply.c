@@ -11,7 +11,7 @@
  *
  * The default (repaired) mode changes exactly the steps marked
  * "repair Dn"; docs/deviations.md describes each. */
-#include "ref.h"
+#include "ref_internal.h"
 
 #include <stdio.h>
 
@@ -33,6 +33,7 @@ typedef struct run {
     uint8_t *map_body; /* graph is a map/scan body somewhere (repair D10) */
     uint64_t work, work_limit;
     mp_table table;
+    bool naive; /* the naive algorithm, else greedy */
 } run;
 
 typedef struct u64vec {
@@ -87,7 +88,7 @@ static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
                 u64vec sub = {0};
                 int rc = apply(R, nd->sub[s], sf, depth + 1, &sub);
                 if (rc == MP_OK) merge_into(merged, sub.v, sub.n);
-                free(sub.v);
+                mp_xfree(sub.v);
                 if (rc) return rc;
             }
         }
@@ -119,7 +120,7 @@ static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
                          uint32_t base, ref_result *res) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     gstate *S = &R->gs[gi];
-    bool greedy = R->o->algo != MP_ALGO_NAIVE;
+    bool greedy = !R->naive;
     ref_part p = {g, specs, n, S->life.start, S->life.end, input, n_input,
                   greedy && mp_graph_has_xnnpack(g) ? 64 : 0, R->o->alignment,
                   R->o->et_exact, S->realigned};
@@ -191,8 +192,8 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
     for (uint32_t i = 0; rc == MP_OK && i < out->n; i++) non_cpu_type |= (*devs)[i].type != MP_DEV_CPU;
     if (R->o->et_exact && !non_cpu_type)
         for (uint32_t i = 0; rc == MP_OK && i < out->n; i++) (*devs)[i] = CPU0;
-    free(part);
-    free(keys);
+    mp_xfree(part);
+    mp_xfree(keys);
     return rc;
 }
 
@@ -236,8 +237,8 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
             if (d->base + b - 1 < len) out->v[d->base + b - 1] = res.bufs[b];
         ref_result_free(&res);
     }
-    free(input);
-    free(part);
+    mp_xfree(input);
+    mp_xfree(part);
     return rc;
 }
 
@@ -269,8 +270,8 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
             rc = partitions_et(R, gi, per_dev, specs, n, &merged, &out, &devs);
     }
     if (rc == MP_OK) {
-        free(S->bufs);
-        free(S->devs);
+        mp_xfree(S->bufs);
+        mp_xfree(S->devs);
         S->bufs = out.v;
         S->devs = devs;
         S->n_bufs = out.n;
@@ -278,11 +279,11 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
         memcpy(ret->v, out.v, out.n * sizeof *ret->v);
         ret->n = out.n;
     } else {
-        free(out.v);
-        free(devs);
+        mp_xfree(out.v);
+        mp_xfree(devs);
     }
-    free(merged.v);
-    free(specs);
+    mp_xfree(merged.v);
+    mp_xfree(specs);
     return rc;
 }
 
@@ -318,19 +319,17 @@ static int check_options(const mp_options *o, mp_err *err) {
     if (o->alignment < 1 || o->alignment > MP_MAX_ALIGNMENT)
         return mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u",
                           (unsigned)MP_MAX_ALIGNMENT);
-    if (o->algo != MP_ALGO_GREEDY && o->algo != MP_ALGO_NAIVE)
-        return mp_err_set(err, MP_EFORMAT, "the reference planner runs greedy or naive");
     return MP_OK;
 }
 
-mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive, mp_err *err) {
     mp_err_clear(err);
     if (check_options(o, err)) return NULL;
     uint32_t ng = prog->n_graphs;
     bool *reach = mp_xcalloc(ng, sizeof *reach);
     mp_graph_reachable(prog, reach);
     run R = {prog, o, err, mp_xcalloc(ng, sizeof(gstate)), mp_map_bodies(prog, reach),
-             0, o->replan_limit ? o->replan_limit : 1000000, {NULL, 0}};
+             0, o->replan_limit ? o->replan_limit : 1000000, {NULL, 0}, naive};
     for (uint32_t gi = 0; gi < ng; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
         R.work_limit += 8ull * (1 + g->n_tensors + g->n_nodes);
@@ -340,24 +339,16 @@ mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
         for (uint32_t gi = 0; gi < ng; gi++)
             if (reach[gi]) lives[gi] = &state_of(&R, (int32_t)gi)->life;
         mp_table_build(&R.table, prog, o, reach, R.map_body, lives);
-        free(lives);
+        mp_xfree(lives);
     }
     mp_alloc_flags f = {o->alloc_inputs, o->alloc_outputs, o->alloc_mutable};
     u64vec top = {0};
     int rc = apply(&R, 0, f, 0, &top);
-    free(top.v);
+    mp_xfree(top.v);
     mp_plan *plan = NULL;
     if (rc == MP_OK) {
-        mp_arena *A = mp_arena_new();
-        plan = mp_arena_alloc(A, sizeof *plan);
-        plan->arena = A;
-        plan->opts = *o;
-        plan->algo_name = mp_algo_name(o->algo);
-        plan->raw_alignment = o->alignment;
-        plan->raw_flags[0] = o->alloc_inputs;
-        plan->raw_flags[1] = o->alloc_outputs;
-        plan->raw_flags[2] = o->alloc_mutable;
-        plan->raw_flags[3] = o->per_device;
+        plan = mp_plan_new(o, naive ? "naive" : "greedy");
+        mp_arena *A = plan->arena;
         uint32_t nb = 0;
         for (uint32_t gi = 0; gi < ng; gi++) nb += reach[gi];
         plan->graphs = mp_arena_alloc(A, (nb + 1) * sizeof *plan->graphs);
@@ -367,18 +358,26 @@ mp_plan *mp_ref_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     for (uint32_t gi = 0; gi < ng; gi++) {
         gstate *S = &R.gs[gi];
         if (S->life_done) mp_life_free(&S->life);
-        free(S->realigned);
-        free(S->planned);
-        free(S->mem_id);
-        free(S->obj);
-        free(S->offset);
-        free(S->size);
-        free(S->bufs);
-        free(S->devs);
+        mp_xfree(S->realigned);
+        mp_xfree(S->planned);
+        mp_xfree(S->mem_id);
+        mp_xfree(S->obj);
+        mp_xfree(S->offset);
+        mp_xfree(S->size);
+        mp_xfree(S->bufs);
+        mp_xfree(S->devs);
     }
-    free(R.gs);
-    free(R.map_body);
+    mp_xfree(R.gs);
+    mp_xfree(R.map_body);
     mp_table_free(&R.table);
-    free(reach);
+    mp_xfree(reach);
     return plan;
+}
+
+mp_plan *mp_ref_greedy_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+    return ref_plan(prog, o, false, err);
+}
+
+mp_plan *mp_ref_naive_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+    return ref_plan(prog, o, true, err);
 }

@@ -14,7 +14,7 @@
  * which is 16 until a planning realigns it (ExecuTorch's TensorSpec
  * starts at 16): a sub-graph planned twice sorts differently the second
  * time, and the reference reproduces that through p->realigned. */
-#include "ref.h"
+#include "ref_internal.h"
 
 #include <stdio.h>
 
@@ -160,12 +160,12 @@ static int resolve_inplace(gctx *c, const uint32_t *deferred, uint32_t nd) {
         }
         nr = next;
     }
-    free(rem);
+    mp_xfree(rem);
     return rc;
 }
 
 static void reset_objects(gctx *c) {
-    for (uint32_t k = 0; k < c->n_objs; k++) free(c->objs[k].allocs);
+    for (uint32_t k = 0; k < c->n_objs; k++) mp_xfree(c->objs[k].allocs);
     c->n_objs = 0;
     for (uint32_t pl = 0; pl <= c->max_pool; pl++) c->pool_n[pl] = 0;
     for (uint32_t i = 0; i < c->n; i++) c->obj_of[i] = -1;
@@ -183,7 +183,7 @@ static int place_all(gctx *c) {
             rc = pick(c, i);
     }
     if (rc == MP_OK) rc = resolve_inplace(c, deferred, nd);
-    free(deferred);
+    mp_xfree(deferred);
     return rc;
 }
 
@@ -320,24 +320,24 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
         c->le[i] = p->life_end[p->specs[i]];
         c->obj_of[i] = -1;
     }
-    free(pos);
+    mp_xfree(pos);
 }
 
 static void teardown(gctx *c) {
     reset_objects(c);
-    for (uint32_t pl = 0; pl <= c->max_pool; pl++) free(c->pool_objs[pl]);
-    free(c->pool_objs);
-    free(c->pool_n);
-    free(c->pool_cap);
-    free(c->objs);
-    free(c->order);
-    free(c->size);
-    free(c->pool);
-    free(c->ls);
-    free(c->le);
-    free(c->base);
-    free(c->obj_of);
-    free(c->off_in_obj);
+    for (uint32_t pl = 0; pl <= c->max_pool; pl++) mp_xfree(c->pool_objs[pl]);
+    mp_xfree(c->pool_objs);
+    mp_xfree(c->pool_n);
+    mp_xfree(c->pool_cap);
+    mp_xfree(c->objs);
+    mp_xfree(c->order);
+    mp_xfree(c->size);
+    mp_xfree(c->pool);
+    mp_xfree(c->ls);
+    mp_xfree(c->le);
+    mp_xfree(c->base);
+    mp_xfree(c->obj_of);
+    mp_xfree(c->off_in_obj);
 }
 
 int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
@@ -351,7 +351,7 @@ int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
     }
     qsort(keys, p->n, sizeof *keys, cmp_keyed);
     for (uint32_t i = 0; i < p->n; i++) c.order[i] = keys[i].pos;
-    free(keys);
+    mp_xfree(keys);
     /* spec.realign(alignment) as each spec is processed */
     for (uint32_t i = 0; i < p->n; i++) {
         int32_t t = p->specs[i];
@@ -366,13 +366,13 @@ int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
     for (int round = 0; rc == MP_OK && !p->et && round < 2; round++) {
         uint8_t *mark = mp_xcalloc(p->n + 1, 1);
         if (!find_conflicts(&c, r, mark)) {
-            free(mark);
+            mp_xfree(mark);
             break;
         }
         if (round == 1) memset(mark, 1, p->n + 1);
         extend_families(&c, mark);
-        free(mark);
-        free(r->bufs);
+        mp_xfree(mark);
+        mp_xfree(r->bufs);
         r->bufs = NULL;
         rc = place_all(&c);
         if (rc == MP_OK) rc = totals(&c, r);
@@ -390,10 +390,10 @@ void ref_result_init(ref_result *r, uint32_t n) {
 }
 
 void ref_result_free(ref_result *r) {
-    free(r->bufs);
-    free(r->pool);
-    free(r->obj);
-    free(r->offset);
-    free(r->size);
+    mp_xfree(r->bufs);
+    mp_xfree(r->pool);
+    mp_xfree(r->obj);
+    mp_xfree(r->offset);
+    mp_xfree(r->size);
     memset(r, 0, sizeof *r);
 }

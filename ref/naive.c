@@ -1,7 +1,7 @@
 /* naive.c - ExecuTorch's `naive` algorithm: every spec gets fresh bytes at
  * the end of its pool, in spec order, after the sub-graph reservation.  It
  * refuses in-place specs.  Shared object ids are always 0. */
-#include "ref.h"
+#include "ref_internal.h"
 
 int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err) {
     ref_result_init(r, p->n);
@@ -12,7 +12,7 @@ int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err) {
         int32_t ti = p->specs[i];
         const mp_tensor *t = &p->g->tensors[ti];
         if (t->inplace_base >= 0) {
-            free(bufs);
+            mp_xfree(bufs);
             return mp_err_set(err, MP_EPLAN,
                               "the naive algorithm does not support in-place "
                               "tensors ('%s' is in-place); use greedy",
@@ -35,7 +35,7 @@ int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err) {
         r->offset[i] = bufs[pool];
         r->size[i] = size;
         if (!mp_add_u64(bufs[pool], size, &bufs[pool])) {
-            free(bufs);
+            mp_xfree(bufs);
             return mp_err_limit(err, "graph '%s': buffer %u would not fit in 64 bits",
                               p->g->name, pool);
         }

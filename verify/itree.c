@@ -23,8 +23,8 @@ v_itree *v_itree_new(void) {
 
 void v_itree_free(v_itree *t) {
     if (!t) return;
-    free(t->n);
-    free(t);
+    mp_xfree(t->n);
+    mp_xfree(t);
 }
 
 static uint32_t next_prio(v_itree *t) {

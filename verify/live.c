@@ -62,10 +62,10 @@ void v_graph_facts(const mp_graphdef *g, vgraph *vg) {
 }
 
 void v_graph_free(vgraph *vg) {
-    free(vg->first);
-    free(vg->last);
-    free(vg->placeholder);
-    free(vg->returned);
-    free(vg->family);
+    mp_xfree(vg->first);
+    mp_xfree(vg->last);
+    mp_xfree(vg->placeholder);
+    mp_xfree(vg->returned);
+    mp_xfree(vg->family);
     memset(vg, 0, sizeof *vg);
 }

@@ -82,7 +82,7 @@ static void build_footprint(vctx *c, int32_t gi, fprint *fp) {
             added[s] = 1;
             for (uint32_t j = 0; j < fp[s].n; j++) MP_VEC_PUSH(f->s, f->n, cap, fp[s].s[j]);
         }
-    free(added);
+    mp_xfree(added);
     merge_segs(f);
 }
 
@@ -202,9 +202,9 @@ static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
         v_itree_insert(tree, x->lo, x->hi, i);
     }
     v_itree_free(tree);
-    free(hits);
-    free(by_end);
-    free(it);
+    mp_xfree(hits);
+    mp_xfree(by_end);
+    mp_xfree(it);
 }
 
 void v_rules_overlap(vctx *c) {
@@ -214,7 +214,7 @@ void v_rules_overlap(vctx *c) {
     for (uint32_t k = 0; k < n; k++) build_footprint(c, order[k], fp);
     for (uint32_t k = 0; k < n; k++)
         if (c->block_of[order[k]] >= 0) sweep_graph(c, order[k], fp);
-    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) free(fp[gi].s);
-    free(fp);
-    free(order);
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) mp_xfree(fp[gi].s);
+    mp_xfree(fp);
+    mp_xfree(order);
 }

@@ -78,7 +78,7 @@ static void family_events(const member *m, size_t k, evs *e) {
         if (best != prev) push(e, cut[i], best, prev);
         prev = best;
     }
-    free(cut);
+    mp_xfree(cut);
 }
 
 typedef struct lb {
@@ -155,10 +155,10 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
         }
         out->v[b] = sweep(&e, cf, extra, ncf);
     }
-    free(e.v);
-    free(extra);
-    free(m);
-    free(cf);
+    mp_xfree(e.v);
+    mp_xfree(extra);
+    mp_xfree(m);
+    mp_xfree(cf);
 }
 
 void v_quality(vctx *c) {
@@ -186,7 +186,7 @@ void v_quality(vctx *c) {
         }
     }
     r->ratio = lower_d > 0 ? bytes_d / lower_d : (bytes_d > 0 ? INFINITY : 1.0);
-    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) free(bounds[gi].v);
-    free(bounds);
-    free(order);
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) mp_xfree(bounds[gi].v);
+    mp_xfree(bounds);
+    mp_xfree(order);
 }

@@ -190,7 +190,7 @@ static void frees(vctx *c, uint32_t gi, const mp_graph_plan *gp) {
                     "free: dynamic tensor %s is never freed (last use at node %d)",
                     g->tensors[t].name, vg->last[t]);
     }
-    free(freed);
+    mp_xfree(freed);
 }
 
 void v_rules_structure(vctx *c) {

@@ -152,8 +152,8 @@ static void postorder(const mp_program *prog, const bool *reach, int32_t *order)
             }
         }
     }
-    free(seen);
-    free(st);
+    mp_xfree(seen);
+    mp_xfree(st);
 }
 
 int32_t *v_postorder_of(const vctx *c, uint32_t *n) {
@@ -201,21 +201,21 @@ int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
     v_quality(&c);
     for (uint32_t gi = 0; gi < ng; gi++) {
         if (c.reach[gi]) v_graph_free(&c.vg[gi]);
-        free(c.alloc_of[gi]);
-        free(c.usable[gi]);
+        mp_xfree(c.alloc_of[gi]);
+        mp_xfree(c.usable[gi]);
     }
-    free(c.reach);
-    free(c.vg);
-    free(c.block_of);
-    free(c.alloc_of);
-    free(c.usable);
+    mp_xfree(c.reach);
+    mp_xfree(c.vg);
+    mp_xfree(c.block_of);
+    mp_xfree(c.alloc_of);
+    mp_xfree(c.usable);
     return r->n_violations ? MP_EINVALID : MP_OK;
 }
 
 void mp_verify_report_free(mp_verify_report *r) {
     if (!r) return;
-    free(r->buf_bytes);
-    free(r->buf_lower);
+    mp_xfree(r->buf_bytes);
+    mp_xfree(r->buf_lower);
     mp_arena_free(r->arena);
     memset(r, 0, sizeof *r);
 }

@@ -6,7 +6,7 @@
 #ifndef MP_VERIFY_H
 #define MP_VERIFY_H
 
-#include "util.h"
+#include "internal.h"
 
 /* What the verifier knows of one graph, from the graph alone. */
 typedef struct vgraph {

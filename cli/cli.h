@@ -1,0 +1,60 @@
+/* cli.h - the memplan command line: one function per subcommand, and the
+ * small argument reader they share. */
+#ifndef MP_CLI_H
+#define MP_CLI_H
+
+#include "internal.h"
+#include "memplan_tools.h"
+
+#include <stdio.h>
+
+/* Argument reader: walks argv; options may be "--key value" or
+ * "--key=value"; "--" ends options. */
+typedef struct mp_args {
+    int argc, i;
+    char **argv;
+    const char *cmd;  /* "memplan plan" */
+    const char *val;  /* value of the last option taken with a value */
+    char *eq;         /* inline "=value" of the current option, if any */
+    bool done;        /* "--" seen */
+} mp_args;
+
+void mp_args_init(mp_args *a, int argc, char **argv, const char *cmd);
+/* Next argument: returns it, sets *is_opt.  NULL at the end. */
+const char *mp_args_next(mp_args *a, bool *is_opt);
+/* Option name match ("--alignment" against "--alignment=16" too). */
+bool mp_args_is(mp_args *a, const char *arg, const char *name);
+/* Value of the current option; prints a usage error and returns NULL. */
+const char *mp_args_value(mp_args *a, const char *name);
+bool mp_args_u64(mp_args *a, const char *name, uint64_t lo, uint64_t hi,
+                 uint64_t *out);
+/* Reject an inline "=value" given to a flag that takes none. */
+bool mp_args_flag_ok(mp_args *a, const char *name);
+int mp_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The planner table, one line each, for --help. */
+void mp_cli_print_planners(FILE *f);
+
+/* Map a library error code to the exit status and print the message. */
+int mp_cli_fail(const char *cmd, const mp_err *err);
+
+int mp_cmd_plan(int argc, char **argv);
+int mp_cmd_verify(int argc, char **argv);
+int mp_cmd_gen(int argc, char **argv);
+int mp_cmd_import_csv(int argc, char **argv);
+int mp_cmd_harness(int argc, char **argv);
+int mp_cmd_report(int argc, char **argv);
+int mp_cmd_gate(int argc, char **argv);
+int mp_cmd_bench(int argc, char **argv);
+/* cmd_viz.c: pictures of a plan */
+int mp_cmd_trace(int argc, char **argv);
+int mp_cmd_svg(int argc, char **argv);
+/* cmd_campaign.c: record a fuzzing campaign in the metrics store */
+int mp_cmd_record_campaign(int argc, char **argv);
+int mp_parse_algos(const char *list, uint32_t *algos, uint32_t *n);
+/* Verify and print the report (text or JSON); returns 0, 1 or 2. */
+int mp_verify_and_print(const mp_program *prog, const mp_plan *plan, bool json,
+                        FILE *out);
+
+#endif

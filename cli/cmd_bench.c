@@ -1,0 +1,420 @@
+/* cmd_bench.c - `memplan bench` (`make bench`): plan quality, planning
+ * time and memory of every algorithm, side by side, on
+ *   - generated graphs of 10^2 .. 10^6 tensors in every profile,
+ *   - MiniMalloc's eleven challenging instances (default and --exact),
+ *   - idealloc's real-model instances,
+ * printed as a table and recorded in the metrics store (kind "bench").
+ * Every plan runs in a child process of its own: its time is measured
+ * around the planner alone; its memory is the child's peak resident set
+ * less the resident set it started with (the pages inherited from the
+ * bench at fork are not the plan's): the parsed graph and the planner's
+ * peak, as a program that reads the graph and plans it would need.  A plan
+ * of under a second runs three times and keeps its fastest time.  A plan
+ * that runs past the time limit is reported as such rather than waited
+ * for. */
+#define _DEFAULT_SOURCE /* wait4: the rusage of one child */
+#include "cli.h"
+
+#include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
+#include <signal.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct outcome {
+    int status; /* 0 planned, 1 refused, 2 timeout, 3 crashed */
+    bool valid;
+    uint64_t bytes, lower;
+    double ratio, ms;
+    uint64_t peak_kb;
+    uint64_t tensors, nodes;
+} outcome;
+
+typedef struct bcase {
+    char name[64], family[32];
+    char *text; /* the graph file */
+    uint32_t alignment;
+} bcase;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A "VmRSS:"-style line of /proc/self/status in KiB, or -1. */
+static long status_kb(const char *key) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n)) {
+            v = strtol(line + n, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
+/* Reset the peak resident set (VmHWM) to the current one: Linux's
+ * clear_refs "5".  Returns the current resident set, or -1. */
+static long reset_peak_kb(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return -1;
+    bool ok = fputs("5", f) >= 0;
+    if (fclose(f) || !ok) return -1;
+    return status_kb("VmRSS:");
+}
+
+static void child_run(const bcase *c, uint32_t algo, bool exact, int fd) {
+    outcome o = {0};
+    mp_err err;
+#ifdef __GLIBC__
+    /* the heap inherited from the bench holds freed pages that are still
+     * resident: give them back, or the plan would reuse them unseen */
+    malloc_trim(0);
+#endif
+    long base = reset_peak_kb();
+    mp_program *p = mp_graph_parse(c->text, strlen(c->text), c->name, &err);
+    if (!p) _exit(3);
+    for (uint32_t g = 0; g < p->n_graphs; g++) o.tensors += p->graphs[g].n_tensors, o.nodes += p->graphs[g].n_nodes;
+    mp_options opts;
+    mp_options_default(&opts);
+    opts.algo = algo;
+    opts.alignment = c->alignment;
+    opts.exact = exact;
+    double t0 = now_ms();
+    mp_plan *plan = mp_plan_program(p, &opts, &err);
+    o.ms = now_ms() - t0;
+    long hwm = base >= 0 ? status_kb("VmHWM:") : -1;
+    /* without clear_refs the parent reports the child's whole peak */
+    o.peak_kb = hwm >= base && base >= 0 ? (uint64_t)(hwm - base) : UINT64_MAX;
+    if (!plan) {
+        o.status = 1;
+    } else {
+        mp_verify_report r;
+        o.valid = mp_verify(p, plan, &r, &err) == MP_OK;
+        o.bytes = r.total_bytes;
+        o.lower = r.lower_bound;
+        o.ratio = r.ratio;
+        mp_verify_report_free(&r);
+    }
+    ssize_t w = write(fd, &o, sizeof o);
+    _exit(w == (ssize_t)sizeof o ? 0 : 3);
+}
+
+static outcome run_one(const bcase *c, uint32_t algo, bool exact, unsigned limit_s) {
+    outcome o = {0};
+    int fds[2];
+    if (pipe(fds)) {
+        o.status = 3;
+        return o;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        alarm(limit_s);
+        child_run(c, algo, exact, fds[1]);
+    }
+    close(fds[1]);
+    ssize_t got = 0;
+    while (got < (ssize_t)sizeof o) {
+        ssize_t r = read(fds[0], (char *)&o + got, sizeof o - (size_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += r;
+    }
+    close(fds[0]);
+    int status = 0;
+    struct rusage ru;
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
+    if (got != (ssize_t)sizeof o) {
+        memset(&o, 0, sizeof o);
+        o.status = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? 2 : 3;
+        o.ms = (double)limit_s * 1e3;
+    }
+    if (o.peak_kb == UINT64_MAX || got != (ssize_t)sizeof o) o.peak_kb = (uint64_t)ru.ru_maxrss;
+    return o;
+}
+
+/* Plans of under a second run `repeat` times, each in a fresh child, and
+ * keep the fastest: a timing of a few milliseconds moves by half with
+ * the machine's load, and the fastest run is the planner's own cost.
+ * Every run must give the same bytes (the planners are deterministic); a
+ * run that does not counts as invalid. */
+static outcome run_best(const bcase *c, uint32_t algo, bool exact, unsigned limit_s, unsigned repeat) {
+    outcome best = run_one(c, algo, exact, limit_s);
+    for (unsigned r = 1; r < repeat && best.status == 0 && best.ms < 1000; r++) {
+        outcome o = run_one(c, algo, exact, limit_s);
+        if (o.status != 0 || o.bytes != best.bytes || !o.valid) {
+            best.valid = false;
+            break;
+        }
+        if (o.peak_kb > best.peak_kb) best.peak_kb = o.peak_kb; /* memory: the most any run took */
+        if (o.ms < best.ms) best.ms = o.ms;
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------ results */
+
+typedef struct brow {
+    char graph[64], family[32];
+    const char *algo;
+    outcome o;
+} brow;
+
+typedef struct bstate {
+    brow *rows;
+    size_t n, cap;
+    unsigned limit_s, repeat;
+} bstate;
+
+static void print_header(const char *title) {
+    printf("\n### %s\n\n| case | tensors | algo | bytes | lower bound | ratio | plan ms | peak MiB | speed-up |\n"
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|\n", title);
+}
+
+static void print_row(const brow *r, double speedup) {
+    const outcome *o = &r->o;
+    printf("| %s | %llu | %s | ", r->graph, (unsigned long long)o->tensors, r->algo);
+    if (o->status == 2) printf("- | - | - | > %.0f | - | |\n", o->ms);
+    else if (o->status == 1) printf("refused | | | %.1f | %.1f | |\n", o->ms, (double)o->peak_kb / 1024);
+    else if (o->status == 3) printf("CRASHED | | | | | |\n");
+    else {
+        printf("%llu | %llu | %.4f%s | %.1f | %.1f | ", (unsigned long long)o->bytes,
+               (unsigned long long)o->lower, o->ratio, o->valid ? "" : " INVALID", o->ms,
+               (double)o->peak_kb / 1024);
+        /* negative: greedy ran out of time, so the speed-up is at least */
+        if (speedup < 0) printf("> %.0fx |\n", -speedup);
+        else if (speedup > 0) printf(speedup < 10 ? "%.1fx |\n" : "%.0fx |\n", speedup);
+        else printf(" |\n");
+    }
+    fflush(stdout);
+}
+
+static brow *add(bstate *s, const bcase *c, const char *algo, outcome o) {
+    brow r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.graph, sizeof r.graph, "%s", c->name);
+    snprintf(r.family, sizeof r.family, "%s", c->family);
+    r.algo = algo;
+    r.o = o;
+    MP_VEC_PUSH(s->rows, s->n, s->cap, r);
+    return &s->rows[s->n - 1];
+}
+
+/* greedy, then opt (and opt --exact when asked), with the speed-up */
+static void bench_case(bstate *s, const bcase *c, bool greedy, bool exact) {
+    outcome g = {0};
+    if (greedy) {
+        g = run_best(c, MP_ALGO_GREEDY, false, s->limit_s, s->repeat);
+        print_row(add(s, c, "greedy", g), 0);
+    }
+    outcome o = run_best(c, MP_ALGO_OPT, false, s->limit_s, s->repeat);
+    double speedup = greedy && o.ms > 0 && (g.status == 0 || g.status == 2) ? g.ms / o.ms : 0;
+    if (g.status == 2) speedup = -speedup;
+    print_row(add(s, c, "opt", o), speedup);
+    if (exact) print_row(add(s, c, "opt-exact", run_best(c, MP_ALGO_OPT, true, s->limit_s, s->repeat)), 0);
+}
+
+static bool load_csv(bcase *c, const char *dir, const char *file, const char *family) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    mp_err err;
+    size_t len;
+    char *data = mp_read_file(path, &len, &err);
+    if (!data) {
+        fprintf(stderr, "memplan bench: %s\n", err.msg);
+        return false;
+    }
+    mp_buf b;
+    mp_buf_init(&b);
+    int rc = mp_import_csv(data, len, path, &b, &err);
+    mp_xfree(data);
+    if (rc) {
+        fprintf(stderr, "memplan bench: %s\n", err.msg);
+        mp_buf_free(&b);
+        return false;
+    }
+    snprintf(c->name, sizeof c->name, "%.*s", (int)strcspn(file, "."), file);
+    snprintf(c->family, sizeof c->family, "%s", family);
+    c->text = b.data;
+    c->alignment = 1;
+    return true;
+}
+
+/* -------------------------------------------------------------- summary */
+
+static void summary(const bstate *s) {
+    printf("\n### Targets\n\n");
+    static const char *const real[] = {"chain", "wide", "encdec", "transformer"};
+    for (int f = 0; f < 4; f++) {
+        double go = 0, oo = 0;
+        int n = 0;
+        for (size_t i = 0; i + 1 < s->n; i++) {
+            const brow *a = &s->rows[i], *b = &s->rows[i + 1];
+            if (strcmp(a->family, real[f]) || strcmp(a->algo, "greedy") || strcmp(b->algo, "opt")) continue;
+            if (a->o.status || b->o.status) continue;
+            go += a->o.ratio;
+            oo += b->o.ratio;
+            n++;
+        }
+        if (n) printf("- %s: mean ratio opt %.4f, greedy %.4f (%d sizes both planned)\n", real[f], oo / n, go / n, n);
+    }
+    unsigned worse = 0, pairs = 0;
+    for (size_t i = 0; i + 1 < s->n; i++) {
+        const brow *a = &s->rows[i], *b = &s->rows[i + 1];
+        if (strcmp(a->algo, "greedy") || strcmp(b->algo, "opt") || a->o.status || b->o.status) continue;
+        pairs++;
+        worse += b->o.bytes > a->o.bytes;
+    }
+    printf("- opt above greedy: %u of %u cases\n", worse, pairs);
+    unsigned invalid = 0;
+    for (size_t i = 0; i < s->n; i++) invalid += s->rows[i].o.status == 0 && !s->rows[i].o.valid;
+    printf("- invalid plans: %u\n", invalid);
+}
+
+static void record(const bstate *s, const char *db_path, const char *opts) {
+    mp_err err;
+    mp_db *db = mp_db_open(db_path, &err);
+    if (!db) {
+        fprintf(stderr, "memplan bench: %s\n", err.msg);
+        return;
+    }
+    mp_result_row *rows = mp_xcalloc(s->n + 1, sizeof *rows);
+    for (size_t i = 0; i < s->n; i++) {
+        const brow *r = &s->rows[i];
+        mp_result_row *x = &rows[i];
+        x->graph = r->graph;
+        x->algo = r->algo;
+        x->options = "";
+        x->profile = r->family;
+        x->tensors = r->o.tensors;
+        x->nodes = r->o.nodes;
+        x->lower_bound = r->o.lower;
+        x->total_bytes = r->o.bytes;
+        x->buffers = "";
+        x->ratio = r->o.ratio;
+        x->plan_ms = r->o.ms;
+        x->peak_kb = r->o.peak_kb;
+        x->verify = r->o.status == 1 ? "refused" : r->o.status == 2 ? "timeout" : r->o.status == 3 ? "crash"
+                    : r->o.valid ? "valid" : "invalid";
+    }
+    mp_run_info run = {"bench", opts, "", 0, s->n};
+    int64_t id;
+    if (mp_db_record(db, &run, rows, s->n, NULL, 0, &id, &err)) fprintf(stderr, "memplan bench: %s\n", err.msg);
+    else printf("\nrecorded as bench run %lld in %s\n", (long long)id, db_path);
+    mp_xfree(rows);
+    mp_db_close(db);
+}
+
+static const char BENCH_HELP[] =
+    "usage: memplan bench [--db FILE] [--data DIR] [--max-tensors N] [--limit S]\n"
+    "                     [--repeat N]\n"
+    "\n"
+    "Plan quality, planning time, peak memory and speed-up of opt over greedy,\n"
+    "side by side: generated graphs of 10^2 .. 10^6 tensors in every profile,\n"
+    "MiniMalloc's challenging instances (also with --exact) and idealloc's\n"
+    "real-model instances.  Prints Markdown tables and records the run.\n"
+    "\n"
+    "options:\n"
+    "  --db FILE         metrics database (default results/metrics.db; 'none')\n"
+    "  --data DIR        benchmark instances (default bench/data)\n"
+    "  --max-tensors N   largest generated graph (default 1000000)\n"
+    "  --limit S         seconds one plan may take (default 120)\n"
+    "  --repeat N        runs of each plan under a second, the fastest kept\n"
+    "                    (default 3; every run must give the same bytes)\n";
+
+int mp_cmd_bench(int argc, char **argv) {
+    mp_args a;
+    mp_args_init(&a, argc, argv, "memplan bench");
+    const char *db = "results/metrics.db", *data = "bench/data", *arg;
+    uint64_t max_tensors = 1000000, limit = 120, repeat = 3;
+    bool opt;
+    while ((arg = mp_args_next(&a, &opt))) {
+        if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
+        if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
+            fputs(BENCH_HELP, stdout);
+            return 0;
+        } else if (mp_args_is(&a, arg, "--db")) {
+            if (!(db = mp_args_value(&a, "--db"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--data")) {
+            if (!(data = mp_args_value(&a, "--data"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--max-tensors")) {
+            if (!mp_args_u64(&a, "--max-tensors", 100, 10000000, &max_tensors)) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--limit")) {
+            if (!mp_args_u64(&a, "--limit", 1, 86400, &limit)) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--repeat")) {
+            if (!mp_args_u64(&a, "--repeat", 1, 100, &repeat)) return MP_EFORMAT;
+        } else {
+            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
+        }
+    }
+    bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat};
+    printf("# memplan bench (memplan %s, git %s)\n", MEMPLAN_VERSION, mp_git_revision());
+    print_header("Generated graphs (alignment 16)");
+    for (uint64_t n = 100; n <= max_tensors; n *= 10)
+        for (uint32_t prof = 0; prof < MP_N_PROFILES; prof++) {
+            bcase c;
+            memset(&c, 0, sizeof c);
+            mp_gen_options g;
+            mp_gen_options_default(&g);
+            g.seed = 2026;
+            g.tensors = n;
+            g.profile = prof;
+            mp_buf b;
+            mp_buf_init(&b);
+            mp_gen(&g, &b);
+            c.text = b.data;
+            c.alignment = 16;
+            snprintf(c.name, sizeof c.name, "%s-%llu", mp_gen_profile_name(prof), (unsigned long long)n);
+            snprintf(c.family, sizeof c.family, "%s", mp_gen_profile_name(prof));
+            bench_case(&s, &c, true, false);
+            mp_xfree(c.text);
+        }
+    print_header("MiniMalloc challenging instances (alignment 1, capacity 1048576)");
+    static const char *const mm[] = {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"};
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/minimalloc", data);
+    for (int i = 0; i < 11; i++) {
+        bcase c;
+        memset(&c, 0, sizeof c);
+        char file[32];
+        snprintf(file, sizeof file, "%s.1048576.csv", mm[i]);
+        if (!load_csv(&c, dir, file, "minimalloc")) continue;
+        snprintf(c.name, sizeof c.name, "%s", mm[i]);
+        bench_case(&s, &c, true, true);
+        mp_xfree(c.text);
+    }
+    print_header("idealloc real-model instances (alignment 1)");
+    static const char *const ia[] = {"resnet50", "pangu_2.6B", "G_1", "S_1", "Y_1"};
+    snprintf(dir, sizeof dir, "%s/idealloc", data);
+    for (int i = 0; i < 5; i++) {
+        bcase c;
+        memset(&c, 0, sizeof c);
+        char file[64];
+        snprintf(file, sizeof file, "%s.csv", ia[i]);
+        if (!load_csv(&c, dir, file, "idealloc")) continue;
+        snprintf(c.name, sizeof c.name, "%s", ia[i]);
+        bench_case(&s, &c, true, false);
+        mp_xfree(c.text);
+    }
+    summary(&s);
+    if (strcmp(db, "none")) {
+        char opts[128];
+        snprintf(opts, sizeof opts, "bench --max-tensors %llu --limit %llu --repeat %llu",
+                 (unsigned long long)max_tensors, (unsigned long long)limit, (unsigned long long)repeat);
+        record(&s, db, opts);
+    }
+    mp_xfree(s.rows);
+    return 0;
+}

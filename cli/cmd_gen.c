@@ -1,0 +1,140 @@
+/* cmd_gen.c - `memplan gen`: write a random, valid graph file. */
+#include "cli.h"
+
+#include <stdio.h>
+
+static const char GEN_HELP[] =
+    "usage: memplan gen --seed S [--tensors N] [--depth D] [--devices LIST]\n"
+    "                   [--profile NAME] [-o FILE]\n"
+    "\n"
+    "Write a valid random graph (.mpg).  The same seed and options give the\n"
+    "same bytes on every machine.\n"
+    "\n"
+    "options:\n"
+    "  --seed S          the seed (required)\n"
+    "  --tensors N       about N tensors in all (default 40; up to 10^7)\n"
+    "  --depth D         control flow nested up to D levels (default 2)\n"
+    "  --devices LIST    devices to use, main first (default cpu), e.g.\n"
+    "                    cpu,cuda:0,cuda:1\n"
+    "  --profile NAME    mixed (every feature, default), chain (ResNet-like),\n"
+    "                    wide (Inception-like), encdec (U-Net-like),\n"
+    "                    transformer\n"
+    "  -o FILE           write to FILE (default stdout)\n";
+
+static bool parse_devices(const char *s, mp_gen_options *o) {
+    o->n_devices = 0;
+    while (*s) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        char tok[32];
+        if (n == 0 || n >= sizeof tok || o->n_devices == 16) return false;
+        memcpy(tok, s, n);
+        tok[n] = 0;
+        mp_device d = {0, 0};
+        char *colon = strchr(tok, ':');
+        if (colon) *colon = 0;
+        if (strcmp(tok, "cpu") == 0) d.type = MP_DEV_CPU;
+        else if (strcmp(tok, "cuda") == 0) d.type = MP_DEV_CUDA;
+        else return false;
+        if (colon) {
+            char *end;
+            unsigned long v = strtoul(colon + 1, &end, 10);
+            if (!colon[1] || *end || v > MP_MAX_DEVICE_INDEX) return false;
+            d.index = (uint32_t)v;
+        }
+        o->devices[o->n_devices++] = d;
+        s += n + (e ? 1 : 0);
+        if (e && !*s) return false;
+    }
+    return o->n_devices > 0;
+}
+
+int mp_cmd_gen(int argc, char **argv) {
+    mp_args a;
+    mp_args_init(&a, argc, argv, "memplan gen");
+    mp_gen_options o;
+    mp_gen_options_default(&o);
+    const char *out = "-", *arg;
+    bool opt, have_seed = false;
+    uint64_t v;
+    while ((arg = mp_args_next(&a, &opt))) {
+        if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
+        if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
+            fputs(GEN_HELP, stdout);
+            return 0;
+        } else if (mp_args_is(&a, arg, "--seed")) {
+            if (!mp_args_u64(&a, "--seed", 0, UINT64_MAX, &o.seed)) return MP_EFORMAT;
+            have_seed = true;
+        } else if (mp_args_is(&a, arg, "--tensors")) {
+            if (!mp_args_u64(&a, "--tensors", 1, 10000000, &o.tensors)) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--depth")) {
+            if (!mp_args_u64(&a, "--depth", 0, 16, &v)) return MP_EFORMAT;
+            o.depth = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--devices")) {
+            const char *d = mp_args_value(&a, "--devices");
+            if (!d) return MP_EFORMAT;
+            if (!parse_devices(d, &o))
+                return mp_usage_error(a.cmd, "bad device list '%s' (want e.g. cpu,cuda:0)", d);
+        } else if (mp_args_is(&a, arg, "--profile")) {
+            const char *p = mp_args_value(&a, "--profile");
+            if (!p) return MP_EFORMAT;
+            int k = mp_gen_profile_parse(p);
+            if (k < 0) return mp_usage_error(a.cmd, "unknown profile '%s'", p);
+            o.profile = (uint32_t)k;
+        } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
+            if (!(out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
+        } else {
+            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
+        }
+    }
+    if (!have_seed) return mp_usage_error(a.cmd, "--seed is required");
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_gen(&o, &b);
+    mp_err err;
+    int rc = mp_write_file_atomic(out, b.data, b.len, &err);
+    mp_buf_free(&b);
+    return rc ? mp_cli_fail(a.cmd, &err) : 0;
+}
+
+static const char IMPORT_HELP[] =
+    "usage: memplan import-csv FILE.csv [-o FILE.mpg]\n"
+    "\n"
+    "Turn a MiniMalloc / idealloc allocation problem (CSV with columns id,\n"
+    "lower, upper, size; lifetimes half-open [lower, upper)) into a graph\n"
+    "whose tensors have exactly those lifetimes and sizes.  Plan it with\n"
+    "--alignment 1 to keep the sizes exact, e.g.\n"
+    "  memplan import-csv A.1048576.csv -o A.mpg\n"
+    "  memplan plan --alignment 1 --exact A.mpg\n";
+
+int mp_cmd_import_csv(int argc, char **argv) {
+    mp_args a;
+    mp_args_init(&a, argc, argv, "memplan import-csv");
+    const char *in = NULL, *out = "-", *arg;
+    bool opt;
+    while ((arg = mp_args_next(&a, &opt))) {
+        if (!opt) {
+            if (in) return mp_usage_error(a.cmd, "more than one input file");
+            in = arg;
+        } else if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
+            fputs(IMPORT_HELP, stdout);
+            return 0;
+        } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
+            if (!(out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
+        } else {
+            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
+        }
+    }
+    if (!in) return mp_usage_error(a.cmd, "no CSV file given");
+    mp_err err;
+    size_t len;
+    char *data = mp_read_file(in, &len, &err);
+    if (!data) return mp_cli_fail(a.cmd, &err);
+    mp_buf b;
+    mp_buf_init(&b);
+    int rc = mp_import_csv(data, len, in, &b, &err);
+    mp_xfree(data);
+    if (rc == MP_OK) rc = mp_write_file_atomic(out, b.data, b.len, &err);
+    mp_buf_free(&b);
+    return rc ? mp_cli_fail(a.cmd, &err) : 0;
+}

@@ -1,0 +1,151 @@
+/* cmd_plan.c - `memplan plan`: plan a graph file and write the plan. */
+#include "cli.h"
+
+#include <stdio.h>
+
+static const char PLAN_HELP[] =
+    "usage: memplan plan [options] GRAPH.mpg\n"
+    "\n"
+    "Plan the static memory of every graph reachable from GRAPH's entry graph\n"
+    "and write the plan (.mpp) to stdout or to -o OUT.\n"
+    "\n"
+    "options:\n"
+    "  --algo NAME           the planner (default opt); the table below\n"
+    "  --budget-ms N         opt: improvement effort (default 20), counted as a\n"
+    "                        fixed amount of work so results never depend on the\n"
+    "                        machine's speed\n"
+    "  --exact               opt: search for the optimal layout of each buffer and\n"
+    "                        report on stderr whether it was proved or the gap\n"
+    "  --exact-ms N          opt: effort limit of the exact search per buffer\n"
+    "                        (default 10000, counted as work like --budget-ms)\n"
+    "  --et-exact            reproduce ExecuTorch bit for bit, its defects\n"
+    "                        included (default: repaired, always valid)\n"
+    "  --alignment N         round sizes and offsets to N bytes (default 16)\n"
+    "  --no-alloc-inputs     do not plan graph inputs (placeholders)\n"
+    "  --no-alloc-outputs    do not plan graph outputs\n"
+    "  --no-alloc-mutable    do not plan mutable buffers\n"
+    "  --per-device          one buffer set per device (ExecuTorch's\n"
+    "                        enable_non_cpu_memory_planning)\n"
+    "  -o, --output OUT      write the plan to OUT (atomically; nothing is\n"
+    "                        written when planning fails)\n"
+    "  --verify              verify the plan before writing it; a violation is\n"
+    "                        printed to stderr, nothing is written, exit 1\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "exit status: 0 planned; 1 the plan failed --verify; 2 bad usage,\n"
+    "unreadable file or a graph file that breaks the format; 3 a graph that\n"
+    "cannot be planned; 4 out of memory.\n";
+
+typedef struct plan_args {
+    mp_options opts;
+    const char *graph, *out;
+    bool verify;
+} plan_args;
+
+static int parse_plan_args(int argc, char **argv, plan_args *pa) {
+    mp_args a;
+    mp_args_init(&a, argc, argv, "memplan plan");
+    mp_options_default(&pa->opts);
+    pa->opts.algo = MP_ALGO_OPT; /* the command's default; the library's is greedy */
+    pa->graph = NULL;
+    pa->out = "-";
+    pa->verify = false;
+    const char *arg;
+    bool opt;
+    uint64_t v;
+    bool algo_given = false;
+    while ((arg = mp_args_next(&a, &opt))) {
+        if (!opt) {
+            if (pa->graph) return mp_usage_error(a.cmd, "more than one graph file given");
+            pa->graph = arg;
+        } else if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
+            fputs(PLAN_HELP, stdout);
+            mp_cli_print_planners(stdout);
+            return -1;
+        } else if (mp_args_is(&a, arg, "--algo")) {
+            const char *name = mp_args_value(&a, "--algo");
+            int algo = name ? mp_algo_parse(name) : -1;
+            if (!name) return MP_EFORMAT;
+            if (algo < 0)
+                return mp_usage_error(a.cmd, "unknown algorithm '%s' (want opt, greedy or naive)", name);
+            pa->opts.algo = (uint32_t)algo;
+            algo_given = true;
+        } else if (mp_args_is(&a, arg, "--alignment")) {
+            if (!mp_args_u64(&a, "--alignment", 1, MP_MAX_ALIGNMENT, &v)) return MP_EFORMAT;
+            pa->opts.alignment = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--budget-ms")) {
+            if (!mp_args_u64(&a, "--budget-ms", 0, 3600000, &v)) return MP_EFORMAT;
+            pa->opts.budget_ms = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--exact-ms")) {
+            if (!mp_args_u64(&a, "--exact-ms", 1, 3600000, &v)) return MP_EFORMAT;
+            pa->opts.exact_ms = (uint32_t)v;
+        } else if (mp_args_is(&a, arg, "--exact")) {
+            if (!mp_args_flag_ok(&a, "--exact")) return MP_EFORMAT;
+            pa->opts.exact = true;
+        } else if (mp_args_is(&a, arg, "--verify")) {
+            if (!mp_args_flag_ok(&a, "--verify")) return MP_EFORMAT;
+            pa->verify = true;
+        } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
+            if (!(pa->out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
+        } else {
+            static const char *const flags[] = {"--et-exact", "--no-alloc-inputs",
+                                                "--no-alloc-outputs",
+                                                "--no-alloc-mutable", "--per-device"};
+            bool *dst[] = {&pa->opts.et_exact, &pa->opts.alloc_inputs,
+                           &pa->opts.alloc_outputs, &pa->opts.alloc_mutable,
+                           &pa->opts.per_device};
+            int k = 0;
+            while (k < 5 && !mp_args_is(&a, arg, flags[k])) k++;
+            if (k == 5) return mp_usage_error(a.cmd, "unknown option '%s'", arg);
+            if (!mp_args_flag_ok(&a, flags[k])) return MP_EFORMAT;
+            *dst[k] = k == 0 || k == 4; /* --et-exact/--per-device set, others clear */
+        }
+    }
+    if (!pa->graph) return mp_usage_error(a.cmd, "no graph file given");
+    /* --et-exact reproduces ExecuTorch, whose default algorithm is greedy */
+    if (pa->opts.et_exact && !algo_given) pa->opts.algo = MP_ALGO_GREEDY;
+    uint32_t caps = mp_planner_get(pa->opts.algo)->caps;
+    if (pa->opts.et_exact && !(caps & MP_CAP_ET_EXACT))
+        return mp_usage_error(a.cmd, "--et-exact reproduces ExecuTorch: use it with --algo greedy or naive");
+    if (pa->opts.exact && !(caps & MP_CAP_EXACT))
+        return mp_usage_error(a.cmd, "--exact is an option of --algo opt");
+    return MP_OK;
+}
+
+int mp_cmd_plan(int argc, char **argv) {
+    plan_args pa;
+    int rc = parse_plan_args(argc, argv, &pa);
+    if (rc) return rc < 0 ? 0 : rc;
+    mp_err err;
+    mp_program *prog = mp_graph_load(pa.graph, &err);
+    if (!prog) return mp_cli_fail("memplan plan", &err);
+    mp_plan *plan = mp_plan_program(prog, &pa.opts, &err);
+    if (!plan) {
+        mp_program_free(prog);
+        return mp_cli_fail("memplan plan", &err);
+    }
+    if (pa.verify) {
+        /* verify what a reader would see: the plan as written, parsed back */
+        mp_buf t;
+        mp_buf_init(&t);
+        mp_plan_write(plan, &t);
+        mp_plan *back = mp_plan_parse(t.data, t.len, "<plan>", prog, &err);
+        mp_buf_free(&t);
+        int vrc = back ? mp_verify_and_print(prog, back, false, stderr) : mp_cli_fail("memplan plan", &err);
+        mp_plan_free(back);
+        if (vrc != MP_OK) {
+            mp_plan_free(plan);
+            mp_program_free(prog);
+            return vrc;
+        }
+    }
+    if (plan->notes) fputs(plan->notes, stderr);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_plan_write(plan, &b);
+    rc = mp_write_file_atomic(pa.out, b.data ? b.data : "", b.len, &err);
+    mp_buf_free(&b);
+    mp_plan_free(plan);
+    mp_program_free(prog);
+    return rc ? mp_cli_fail("memplan plan", &err) : 0;
+}

@@ -1,0 +1,144 @@
+/* alloc.c - every allocation of the library, and what happens when one
+ * fails.
+ *
+ * The library must never abort or exit on its caller's behalf, yet it has
+ * hundreds of allocations, most deep inside planners.  Rather than thread
+ * a failure out of each, a public entry point runs its work under a guard
+ * (mp_guard_run): each block allocated meanwhile is linked into the
+ * guard's list, and an allocation that fails unwinds (longjmp) to the
+ * guard, which frees every block still listed and returns MP_ENOMEM.  When
+ * the work returns normally, the guard unlinks its blocks: they belong to
+ * whoever holds them now (a plan, a program, a buffer).
+ *
+ * Invariants: every block carries a header; a block is linked only while
+ * the guard that allocated it runs; a guard is per thread (guards nest by
+ * running inner work inside the outermost one).  Blocks are freed with
+ * mp_xfree, never free().  Outside a guard (the tools and the command
+ * line) a failed allocation prints a message and aborts, as a batch
+ * program may. */
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+
+typedef union hdr {
+    struct {
+        union hdr *prev, *next; /* NULL, NULL: not in a guard's list */
+    } link;
+    max_align_t align; /* the payload after it is aligned for any type */
+} hdr;
+
+typedef struct guard {
+    jmp_buf unwind;
+    hdr head; /* circular list of the blocks this guard owns */
+} guard;
+
+static _Thread_local guard *active;
+
+static void *std_malloc(size_t n, void *ctx) { (void)ctx; return malloc(n); }
+static void *std_realloc(void *p, size_t n, void *ctx) { (void)ctx; return realloc(p, n); }
+static void std_free(void *p, void *ctx) { (void)ctx; free(p); }
+
+static mp_allocator alloc = {std_malloc, std_realloc, std_free, NULL};
+
+void mp_set_allocator(const mp_allocator *a) {
+    mp_allocator d = {std_malloc, std_realloc, std_free, NULL};
+    alloc = a ? *a : d;
+}
+
+static void link_block(hdr *h) {
+    if (!active) {
+        h->link.prev = h->link.next = NULL;
+        return;
+    }
+    hdr *head = &active->head;
+    h->link.next = head->link.next;
+    h->link.prev = head;
+    head->link.next->link.prev = h;
+    head->link.next = h;
+}
+
+static void unlink_block(hdr *h) {
+    if (!h->link.prev) return;
+    h->link.prev->link.next = h->link.next;
+    h->link.next->link.prev = h->link.prev;
+    h->link.prev = h->link.next = NULL;
+}
+
+static _Noreturn void out_of_memory(size_t n) {
+    if (active) longjmp(active->unwind, 1);
+    fprintf(stderr, "memplan: out of memory (%zu bytes)\n", n);
+    abort();
+}
+
+/* n bytes plus the header, or SIZE_MAX when that does not fit. */
+static size_t with_header(size_t n) {
+    return n > SIZE_MAX - sizeof(hdr) ? SIZE_MAX : n + sizeof(hdr);
+}
+
+void *mp_xmalloc(size_t n) {
+    size_t total = with_header(n);
+    hdr *h = total == SIZE_MAX ? NULL : alloc.malloc(total, alloc.ctx);
+    if (!h) out_of_memory(n);
+    link_block(h);
+    return h + 1;
+}
+
+void *mp_xcalloc(size_t n, size_t sz) {
+    size_t bytes;
+    if (__builtin_mul_overflow(n, sz, &bytes)) out_of_memory(SIZE_MAX);
+    void *p = mp_xmalloc(bytes);
+    memset(p, 0, bytes);
+    return p;
+}
+
+void *mp_xrealloc(void *p, size_t n) {
+    if (!p) return mp_xmalloc(n);
+    hdr *h = (hdr *)p - 1;
+    bool linked = h->link.prev != NULL;
+    unlink_block(h);
+    size_t total = with_header(n);
+    hdr *q = total == SIZE_MAX ? NULL : alloc.realloc(h, total, alloc.ctx);
+    if (!q) {
+        if (linked) link_block(h); /* still the guard's to free */
+        out_of_memory(n);
+    }
+    if (linked) link_block(q);
+    else q->link.prev = q->link.next = NULL;
+    return q + 1;
+}
+
+void mp_xfree(void *p) {
+    if (!p) return;
+    hdr *h = (hdr *)p - 1;
+    unlink_block(h);
+    alloc.free(h, alloc.ctx);
+}
+
+/* The guard's blocks: freed (the work failed) or handed over (it worked). */
+static void release(guard *g, bool free_them) {
+    hdr *h = g->head.link.next;
+    while (h != &g->head) {
+        hdr *next = h->link.next;
+        h->link.prev = h->link.next = NULL;
+        if (free_them) alloc.free(h, alloc.ctx);
+        h = next;
+    }
+}
+
+int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx) {
+    if (active) return work(ctx); /* nested: the outermost guard owns all */
+    guard g;
+    g.head.link.prev = g.head.link.next = &g.head;
+    active = &g;
+    int rc;
+    if (setjmp(g.unwind) == 0) {
+        rc = work(ctx);
+        release(&g, false);
+    } else {
+        release(&g, true);
+        rc = mp_err_set(err, MP_ENOMEM, "out of memory");
+    }
+    active = NULL;
+    return rc;
+}

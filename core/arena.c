@@ -1,0 +1,56 @@
+/* arena.c - bump allocator: everything it hands out dies with it. */
+#include "internal.h"
+
+#define MP_ARENA_CHUNK (64u * 1024u)
+
+struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    max_align_t data[]; /* payload, aligned for any type */
+};
+
+struct mp_arena {
+    struct chunk *head;
+};
+
+mp_arena *mp_arena_new(void) { return mp_xcalloc(1, sizeof(mp_arena)); }
+
+void mp_arena_free(mp_arena *a) {
+    if (!a) return;
+    for (struct chunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        mp_xfree(c);
+    }
+    mp_xfree(a);
+}
+
+void *mp_arena_alloc(mp_arena *a, size_t n) {
+    const size_t align = sizeof(max_align_t);
+    n = (n + align - 1) / align * align;
+    struct chunk *c = a->head;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > MP_ARENA_CHUNK ? n : MP_ARENA_CHUNK;
+        c = mp_xmalloc(sizeof(struct chunk) + cap);
+        c->used = 0;
+        c->cap = cap;
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *mp_arena_strndup(mp_arena *a, const char *s, size_t n) {
+    char *p = mp_arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void *mp_arena_memdup(mp_arena *a, const void *p, size_t n) {
+    void *q = mp_arena_alloc(a, n);
+    if (n) memcpy(q, p, n);
+    return q;
+}

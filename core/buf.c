@@ -1,0 +1,59 @@
+/* buf.c - growable byte buffer used for every text the library writes. */
+#include "internal.h"
+
+#include <stdio.h>
+
+void mp_buf_init(mp_buf *b) { memset(b, 0, sizeof *b); }
+
+void mp_buf_free(mp_buf *b) {
+    mp_xfree(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+static void reserve(mp_buf *b, size_t extra) {
+    if (b->cap - b->len > extra) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len <= extra) cap *= 2;
+    b->data = mp_xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void mp_buf_put(mp_buf *b, const char *s, size_t n) {
+    reserve(b, n);
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void mp_buf_puts(mp_buf *b, const char *s) { mp_buf_put(b, s, strlen(s)); }
+
+void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        mp_buf_put(b, small, (size_t)n);
+        return;
+    }
+    reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void mp_buf_u64(mp_buf *b, uint64_t v) {
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    mp_buf_put(b, tmp + i, sizeof tmp - i);
+}

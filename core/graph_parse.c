@@ -1,0 +1,661 @@
+/* parse.c - the .mpg (memplan-graph 1) parser.
+ *
+ * One pass over the lines builds the graphs; references that may point
+ * forward (view=, inplace=, sub-graph names) are resolved when their graph
+ * closes or when the file ends.  Every rule of the format is checked here,
+ * so later stages may rely on a well-formed program:
+ *   - every non-view tensor is in the out= of exactly one node;
+ *   - placeholders come first and have exactly one out=; one output, last;
+ *   - views resolve to a non-view root (no view cycles);
+ *   - control-flow nodes name existing graphs and no graph reaches itself.
+ * Cost is linear in the file size (hash maps for names). */
+#include "internal.h"
+
+#include <stdio.h>
+
+#define MAX_TOKENS 32
+
+typedef struct tok {
+    const char *s;
+    size_t n;
+} tok;
+
+typedef struct pgraph {
+    mp_graphdef g;
+    size_t tcap, ncap;
+    mp_strmap names;
+    /* per tensor: view= / inplace= names until the graph closes */
+    tok *view_ref, *inplace_ref;
+    size_t rcap;
+    bool seen_body, seen_output;
+} pgraph;
+
+typedef struct subref {
+    int32_t graph, node, slot, line;
+    tok name;
+} subref;
+
+typedef struct parser {
+    const char *file;
+    int line;
+    mp_err *err;
+    mp_arena *arena;
+    pgraph *graphs;
+    size_t n_graphs, gcap;
+    mp_strmap graph_names;
+    subref *subs;
+    size_t n_subs, scap;
+    pgraph *cur;
+} parser;
+
+static int fail(parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int fail(parser *p, const char *fmt, ...) {
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mp_err_set(p->err, MP_EFORMAT, "%s:%d: %s", p->file, p->line, msg);
+}
+
+static bool tok_is(tok t, const char *s) {
+    size_t n = strlen(s);
+    return t.n == n && memcmp(t.s, s, n) == 0;
+}
+
+static const char *Q(tok t, char *buf) { return mp_quote(t.s, t.n, buf); }
+
+static bool name_char(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$' ||
+           c == '-';
+}
+
+static int check_name(parser *p, tok t, const char *what) {
+    char q[48];
+    if (t.n == 0) return fail(p, "empty %s name", what);
+    if (t.n > MP_MAX_NAME)
+        return fail(p, "%s name '%s' is longer than %d bytes", what, Q(t, q),
+                    MP_MAX_NAME);
+    for (size_t i = 0; i < t.n; i++)
+        if (!name_char((unsigned char)t.s[i]))
+            return fail(p, "invalid character in %s name '%s'", what, Q(t, q));
+    return MP_OK;
+}
+
+/* Decimal digits only; fails when the value reaches `limit`. */
+static bool parse_u64(tok t, uint64_t limit, uint64_t *out) {
+    if (t.n == 0) return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        unsigned c = (unsigned char)t.s[i];
+        if (c < '0' || c > '9') return false;
+        if (v > (limit - (c - '0')) / 10) return false;
+        v = v * 10 + (c - '0');
+        if (v >= limit) return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool parse_device(tok t, mp_device *d) {
+    const char *colon = memchr(t.s, ':', t.n);
+    tok type = {t.s, colon ? (size_t)(colon - t.s) : t.n};
+    if (tok_is(type, "cpu")) d->type = MP_DEV_CPU;
+    else if (tok_is(type, "cuda")) d->type = MP_DEV_CUDA;
+    else return false;
+    d->index = 0;
+    if (!colon) return true;
+    tok idx = {colon + 1, t.n - type.n - 1};
+    uint64_t v;
+    if (!parse_u64(idx, MP_MAX_DEVICE_INDEX + 1ull, &v)) return false;
+    d->index = (uint32_t)v;
+    return true;
+}
+
+/* ------------------------------------------------------------- tensors */
+
+static void grow_tensors(pgraph *g) {
+    if (g->g.n_tensors < g->tcap) return;
+    g->tcap = g->tcap ? g->tcap * 2 : 16;
+    g->g.tensors = mp_xrealloc(g->g.tensors, g->tcap * sizeof(mp_tensor));
+    g->view_ref = mp_xrealloc(g->view_ref, g->tcap * sizeof(tok));
+    g->inplace_ref = mp_xrealloc(g->inplace_ref, g->tcap * sizeof(tok));
+}
+
+static int tensor_attr(parser *p, mp_tensor *t, tok a, unsigned *seen,
+                       tok *view, tok *inplace) {
+    char q[48];
+    const char *eq = memchr(a.s, '=', a.n);
+    tok key = {a.s, eq ? (size_t)(eq - a.s) : a.n};
+    tok val = {eq ? eq + 1 : a.s + a.n, eq ? a.n - key.n - 1 : 0};
+    static const char *const keys[] = {"device", "const",   "mutable", "dynamic",
+                                       "mem_id", "inplace", "view"};
+    unsigned k = 0;
+    while (k < 7 && !tok_is(key, keys[k])) k++;
+    if (k == 7) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
+    bool wants_value = k == 0 || k >= 4;
+    if (wants_value != (eq != NULL))
+        return fail(p, wants_value ? "tensor attribute '%s' needs a value"
+                                   : "tensor attribute '%s' takes no value",
+                    Q(key, q));
+    if (*seen & (1u << k))
+        return fail(p, "tensor attribute '%s' given twice", Q(key, q));
+    *seen |= 1u << k;
+    uint64_t v;
+    switch (k) {
+    case 0:
+        if (!parse_device(val, &t->device))
+            return fail(p, "bad device '%s' (want cpu, cpu:N, cuda or cuda:N)",
+                        Q(val, q));
+        break;
+    case 1: t->flags |= MP_T_CONST; break;
+    case 2: t->flags |= MP_T_MUTABLE; break;
+    case 3: t->flags |= MP_T_DYNAMIC; break;
+    case 4:
+        if (!parse_u64(val, MP_MAX_MEM_ID + 1ull, &v) || v < 1)
+            return fail(p, "bad mem_id '%s' (want 1..%d)", Q(val, q),
+                        MP_MAX_MEM_ID);
+        t->mem_id = (uint32_t)v;
+        break;
+    case 5:
+        if (check_name(p, val, "inplace base")) return p->err->code;
+        *inplace = val;
+        break;
+    default:
+        if (check_name(p, val, "view base")) return p->err->code;
+        *view = val;
+        break;
+    }
+    return MP_OK;
+}
+
+static int parse_tensor(parser *p, tok *tk, int nt) {
+    char q[48];
+    pgraph *g = p->cur;
+    if (nt < 3) return fail(p, "tensor line needs a name and a size");
+    if (check_name(p, tk[1], "tensor")) return p->err->code;
+    grow_tensors(g);
+    uint32_t idx = g->g.n_tensors;
+    mp_tensor *t = &g->g.tensors[idx];
+    memset(t, 0, sizeof *t);
+    t->name = mp_arena_strndup(p->arena, tk[1].s, tk[1].n);
+    if (!parse_u64(tk[2], MP_MAX_SIZE, &t->size))
+        return fail(p, "bad size '%s' for tensor '%s' (want a decimal below 2^62)",
+                    Q(tk[2], q), t->name);
+    t->inplace_base = t->view_base = -1;
+    t->root = (int32_t)idx;
+    t->def_node = -1;
+    t->line = p->line;
+    tok view = {0, 0}, inplace = {0, 0};
+    unsigned seen = 0;
+    for (int i = 3; i < nt; i++)
+        if (tensor_attr(p, t, tk[i], &seen, &view, &inplace)) return p->err->code;
+    int32_t prev = mp_strmap_put(&g->names, t->name, tk[1].n, (int32_t)idx);
+    if (prev >= 0)
+        return fail(p, "tensor '%s' is already declared at line %d", t->name,
+                    g->g.tensors[prev].line);
+    g->view_ref[idx] = view;
+    g->inplace_ref[idx] = inplace;
+    g->g.n_tensors++;
+    return MP_OK;
+}
+
+/* --------------------------------------------------------------- nodes */
+
+static int kind_from(tok t) {
+    static const char *const kinds[] = {"placeholder", "call", "delegate",
+                                        "cond",        "while", "map",
+                                        "scan",        "output"};
+    for (int k = 0; k < 8; k++)
+        if (tok_is(t, kinds[k])) return k;
+    return -1;
+}
+
+static int parse_list(parser *p, tok val, const char *key, int32_t **out,
+                      uint32_t *n) {
+    char q[48];
+    pgraph *g = p->cur;
+    size_t count = 1;
+    for (size_t i = 0; i < val.n; i++) count += val.s[i] == ',';
+    if (count > UINT32_MAX / 2) return fail(p, "%s= list is too long", key);
+    int32_t *v = mp_arena_alloc(p->arena, count * sizeof *v);
+    const char *s = val.s, *end = val.s + val.n;
+    for (size_t k = 0; k < count; k++) {
+        const char *c = memchr(s, ',', (size_t)(end - s));
+        tok name = {s, c ? (size_t)(c - s) : (size_t)(end - s)};
+        if (name.n == 0) return fail(p, "empty name in %s= list", key);
+        if (check_name(p, name, "tensor")) return p->err->code;
+        int32_t t = mp_strmap_get(&g->names, name.s, name.n);
+        if (t < 0)
+            return fail(p, "%s= names tensor '%s', which is not declared before "
+                           "this line", key, Q(name, q));
+        v[k] = t;
+        s = c ? c + 1 : end;
+    }
+    *out = v;
+    *n = (uint32_t)count;
+    return MP_OK;
+}
+
+static int add_subref(parser *p, int32_t node, int slot, tok name) {
+    if (check_name(p, name, "graph")) return p->err->code;
+    subref r = {(int32_t)(p->cur - p->graphs), node, slot, p->line, name};
+    MP_VEC_PUSH(p->subs, p->n_subs, p->scap, r);
+    return MP_OK;
+}
+
+/* Which sub-graph keys a kind takes, in slot order. */
+static void sub_keys(int kind, const char **k0, const char **k1) {
+    *k0 = *k1 = NULL;
+    if (kind == MP_NODE_COND) *k0 = "true", *k1 = "false";
+    else if (kind == MP_NODE_WHILE) *k0 = "cond", *k1 = "body";
+    else if (kind == MP_NODE_MAP || kind == MP_NODE_SCAN) *k0 = "body";
+}
+
+static int node_attrs(parser *p, mp_node *nd, tok *tk, int nt, tok *subs,
+                      bool *has_in, bool *has_out) {
+    char q[48];
+    const char *k0, *k1;
+    sub_keys((int)nd->kind, &k0, &k1);
+    bool has_backend = false;
+    for (int i = 2; i < nt; i++) {
+        const char *eq = memchr(tk[i].s, '=', tk[i].n);
+        if (!eq) return fail(p, "node attribute '%s' needs key=value", Q(tk[i], q));
+        tok key = {tk[i].s, (size_t)(eq - tk[i].s)};
+        tok val = {eq + 1, tk[i].n - key.n - 1};
+        bool dup = false;
+        if (tok_is(key, "in")) {
+            dup = *has_in;
+            *has_in = true;
+            if (!dup && parse_list(p, val, "in", &nd->in, &nd->n_in))
+                return p->err->code;
+        } else if (tok_is(key, "out")) {
+            dup = *has_out;
+            *has_out = true;
+            if (!dup && parse_list(p, val, "out", &nd->out, &nd->n_out))
+                return p->err->code;
+        } else if (tok_is(key, "backend")) {
+            if (nd->kind != MP_NODE_DELEGATE)
+                return fail(p, "backend= is only for delegate nodes");
+            dup = has_backend;
+            has_backend = true;
+            if (check_name(p, val, "backend")) return p->err->code;
+            nd->backend = mp_arena_strndup(p->arena, val.s, val.n);
+        } else if ((k0 && tok_is(key, k0)) || (k1 && tok_is(key, k1))) {
+            int slot = tok_is(key, k0) ? 0 : 1;
+            dup = subs[slot].s != NULL;
+            subs[slot] = val;
+        } else {
+            return fail(p, "unknown attribute '%s' for a %s node", Q(key, q),
+                        mp_node_kind_name(nd->kind));
+        }
+        if (dup) return fail(p, "node attribute '%s' given twice", Q(key, q));
+    }
+    if (nd->kind == MP_NODE_DELEGATE && !has_backend)
+        return fail(p, "delegate node needs backend=NAME");
+    if (k0 && !subs[0].s) return fail(p, "%s node needs %s=GRAPH",
+                                      mp_node_kind_name(nd->kind), k0);
+    if (k1 && !subs[1].s) return fail(p, "%s node needs %s=GRAPH",
+                                      mp_node_kind_name(nd->kind), k1);
+    return MP_OK;
+}
+
+static int check_node_shape(parser *p, mp_node *nd, bool has_in) {
+    pgraph *g = p->cur;
+    if (g->seen_output) return fail(p, "node after the output node");
+    if (nd->kind == MP_NODE_PLACEHOLDER) {
+        if (g->seen_body)
+            return fail(p, "placeholder after a non-placeholder node");
+        if (has_in) return fail(p, "placeholder takes no in=");
+        if (nd->n_out != 1) return fail(p, "placeholder needs exactly one out=");
+        if (g->g.tensors[nd->out[0]].view_base >= 0 ||
+            g->view_ref[nd->out[0]].s)
+            return fail(p, "placeholder cannot define view '%s'",
+                        g->g.tensors[nd->out[0]].name);
+    } else {
+        g->seen_body = true;
+    }
+    if (nd->kind == MP_NODE_OUTPUT) {
+        if (nd->n_out) return fail(p, "output node takes no out=");
+        g->seen_output = true;
+    }
+    return MP_OK;
+}
+
+static int define_outputs(parser *p, mp_node *nd, int32_t node_idx) {
+    pgraph *g = p->cur;
+    for (uint32_t i = 0; i < nd->n_out; i++) {
+        int32_t ti = nd->out[i];
+        mp_tensor *t = &g->g.tensors[ti];
+        if (g->view_ref[ti].s) continue; /* views may appear in any out= */
+        if (t->def_node == node_idx)
+            return fail(p, "tensor '%s' appears twice in out=", t->name);
+        if (t->def_node >= 0)
+            return fail(p, "tensor '%s' is already in the out= of the node at "
+                           "line %d", t->name, g->g.nodes[t->def_node].line);
+        t->def_node = node_idx;
+    }
+    return MP_OK;
+}
+
+static int parse_node(parser *p, tok *tk, int nt) {
+    char q[48];
+    pgraph *g = p->cur;
+    if (nt < 2) return fail(p, "node line needs a kind");
+    int kind = kind_from(tk[1]);
+    if (kind < 0) return fail(p, "unknown node kind '%s'", Q(tk[1], q));
+    if (g->g.n_nodes == g->ncap) {
+        g->ncap = g->ncap ? g->ncap * 2 : 16;
+        g->g.nodes = mp_xrealloc(g->g.nodes, g->ncap * sizeof(mp_node));
+    }
+    int32_t idx = (int32_t)g->g.n_nodes;
+    mp_node *nd = &g->g.nodes[idx];
+    memset(nd, 0, sizeof *nd);
+    nd->kind = (uint32_t)kind;
+    nd->line = p->line;
+    nd->sub[0] = nd->sub[1] = -1;
+    tok subs[2] = {{0, 0}, {0, 0}};
+    bool has_in = false, has_out = false;
+    if (node_attrs(p, nd, tk, nt, subs, &has_in, &has_out)) return p->err->code;
+    if (check_node_shape(p, nd, has_in)) return p->err->code;
+    if (define_outputs(p, nd, idx)) return p->err->code;
+    for (int s = 0; s < 2; s++)
+        if (subs[s].s && add_subref(p, idx, s, subs[s])) return p->err->code;
+    g->g.n_nodes++;
+    return MP_OK;
+}
+
+/* -------------------------------------------------------- graph close */
+
+static int resolve_ref(parser *p, pgraph *g, uint32_t i, tok ref,
+                       const char *what, int32_t *out) {
+    char q[48];
+    int32_t b = mp_strmap_get(&g->names, ref.s, ref.n);
+    if (b < 0) {
+        p->line = g->g.tensors[i].line;
+        return fail(p, "%s '%s' of tensor '%s' is not a tensor of graph '%s'",
+                    what, Q(ref, q), g->g.tensors[i].name, g->g.name);
+    }
+    *out = b;
+    return MP_OK;
+}
+
+/* Follow view= links to the storage root; a chain longer than the tensor
+ * count is a cycle.  Iterative, memoised through t->root. */
+static int resolve_views(parser *p, pgraph *g) {
+    mp_tensor *ts = g->g.tensors;
+    uint32_t n = g->g.n_tensors;
+    int8_t *state = mp_xcalloc(n, 1); /* 0 new, 1 on the path, 2 done */
+    int32_t *path = mp_xmalloc((n + 1) * sizeof *path);
+    int rc = MP_OK;
+    for (uint32_t i = 0; i < n && rc == MP_OK; i++) {
+        size_t len = 0;
+        int32_t t = (int32_t)i;
+        while (state[t] == 0 && ts[t].view_base >= 0) {
+            state[t] = 1;
+            path[len++] = t;
+            t = ts[t].view_base;
+        }
+        if (state[t] == 1) {
+            p->line = ts[t].line;
+            rc = fail(p, "view cycle through tensor '%s'", ts[t].name);
+            break;
+        }
+        int32_t root = ts[t].root;
+        for (size_t k = 0; k < len; k++) {
+            ts[path[k]].root = root;
+            state[path[k]] = 2;
+        }
+        state[t] = 2;
+    }
+    mp_xfree(state);
+    mp_xfree(path);
+    return rc;
+}
+
+static int close_graph(parser *p) {
+    pgraph *g = p->cur;
+    mp_tensor *ts = g->g.tensors;
+    if (!g->seen_output)
+        return fail(p, "graph '%s' has no output node", g->g.name);
+    for (uint32_t i = 0; i < g->g.n_tensors; i++) {
+        if (g->view_ref[i].s &&
+            resolve_ref(p, g, i, g->view_ref[i], "view base", &ts[i].view_base))
+            return p->err->code;
+        if (g->inplace_ref[i].s &&
+            resolve_ref(p, g, i, g->inplace_ref[i], "inplace base",
+                        &ts[i].inplace_base))
+            return p->err->code;
+    }
+    if (resolve_views(p, g)) return p->err->code;
+    for (uint32_t i = 0; i < g->g.n_tensors; i++) {
+        mp_tensor *t = &ts[i];
+        if (t->view_base >= 0) continue;
+        if (t->def_node < 0) {
+            p->line = t->line;
+            return fail(p, "tensor '%s' is not in the out= of any node", t->name);
+        }
+        if ((t->flags & MP_T_MUTABLE) &&
+            g->g.nodes[t->def_node].kind != MP_NODE_PLACEHOLDER) {
+            p->line = t->line;
+            return fail(p, "mutable tensor '%s' is not defined by a placeholder",
+                        t->name);
+        }
+    }
+    mp_xfree(g->view_ref);
+    mp_xfree(g->inplace_ref);
+    g->view_ref = g->inplace_ref = NULL;
+    mp_strmap_free(&g->names);
+    p->cur = NULL;
+    return MP_OK;
+}
+
+/* ---------------------------------------------------------- file level */
+
+static int open_graph(parser *p, tok *tk, int nt) {
+    if (p->cur)
+        return fail(p, "graph opened inside graph '%s' (missing 'end')",
+                    p->cur->g.name);
+    if (nt != 2) return fail(p, "graph line needs exactly one name");
+    if (check_name(p, tk[1], "graph")) return p->err->code;
+    if (p->n_graphs == p->gcap) {
+        p->gcap = p->gcap ? p->gcap * 2 : 8;
+        p->graphs = mp_xrealloc(p->graphs, p->gcap * sizeof(pgraph));
+    }
+    pgraph *g = &p->graphs[p->n_graphs];
+    memset(g, 0, sizeof *g);
+    g->g.name = mp_arena_strndup(p->arena, tk[1].s, tk[1].n);
+    g->g.line = p->line;
+    int32_t prev = mp_strmap_put(&p->graph_names, g->g.name, tk[1].n,
+                                 (int32_t)p->n_graphs);
+    if (prev >= 0)
+        return fail(p, "graph '%s' is already defined at line %d", g->g.name,
+                    p->graphs[prev].g.line);
+    p->n_graphs++;
+    p->cur = g;
+    return MP_OK;
+}
+
+static int line_tokens(const char *s, const char *e, tok *tk, int *nt) {
+    int n = 0;
+    while (s < e) {
+        while (s < e && (*s == ' ' || *s == '\t')) s++;
+        if (s == e || *s == '#') break;
+        const char *b = s;
+        while (s < e && *s != ' ' && *s != '\t' && *s != '#') s++;
+        if (n == MAX_TOKENS) return -1;
+        tk[n].s = b;
+        tk[n].n = (size_t)(s - b);
+        n++;
+    }
+    *nt = n;
+    return 0;
+}
+
+static int parse_line(parser *p, tok *tk, int nt, bool *have_header) {
+    char q[48];
+    if (!*have_header) {
+        if (nt == 2 && tok_is(tk[0], "memplan-graph") && tok_is(tk[1], "1")) {
+            *have_header = true;
+            return MP_OK;
+        }
+        if (nt >= 1 && tok_is(tk[0], "memplan-graph"))
+            return fail(p, "unsupported graph format version (want "
+                           "'memplan-graph 1')");
+        return fail(p, "expected 'memplan-graph 1' header, found '%s'",
+                    Q(tk[0], q));
+    }
+    if (tok_is(tk[0], "graph")) return open_graph(p, tk, nt);
+    if (tok_is(tk[0], "tensor") || tok_is(tk[0], "node") ||
+        tok_is(tk[0], "end")) {
+        if (!p->cur)
+            return fail(p, "'%s' outside a graph", Q(tk[0], q));
+        if (tok_is(tk[0], "tensor")) return parse_tensor(p, tk, nt);
+        if (tok_is(tk[0], "node")) return parse_node(p, tk, nt);
+        if (nt != 1) return fail(p, "'end' takes nothing after it");
+        return close_graph(p);
+    }
+    return fail(p, "unknown keyword '%s'", Q(tk[0], q));
+}
+
+static int resolve_subgraphs(parser *p) {
+    char q[48];
+    for (size_t i = 0; i < p->n_subs; i++) {
+        subref *r = &p->subs[i];
+        int32_t gi = mp_strmap_get(&p->graph_names, r->name.s, r->name.n);
+        if (gi < 0) {
+            p->line = r->line;
+            return fail(p, "graph '%s' is not defined in this file",
+                        Q(r->name, q));
+        }
+        p->graphs[r->graph].g.nodes[r->node].sub[r->slot] = gi;
+    }
+    return MP_OK;
+}
+
+/* Iterative DFS over control-flow edges: a back edge is recursion. */
+static int check_recursion(parser *p) {
+    size_t n = p->n_graphs;
+    int8_t *color = mp_xcalloc(n, 1);
+    struct frame {
+        int32_t g;
+        uint32_t node;
+        int slot;
+    } *st = mp_xmalloc((n + 1) * sizeof *st);
+    int rc = MP_OK;
+    for (size_t root = 0; root < n && rc == MP_OK; root++) {
+        if (color[root]) continue;
+        size_t sp = 0;
+        st[sp++] = (struct frame){(int32_t)root, 0, 0};
+        color[root] = 1;
+        while (sp && rc == MP_OK) {
+            struct frame *f = &st[sp - 1];
+            mp_graphdef *g = &p->graphs[f->g].g;
+            if (f->node == g->n_nodes) {
+                color[f->g] = 2;
+                sp--;
+                continue;
+            }
+            mp_node *nd = &g->nodes[f->node];
+            int32_t child = f->slot < 2 ? nd->sub[f->slot] : -1;
+            if (++f->slot >= 2) f->slot = 0, f->node++;
+            if (child < 0 || color[child] == 2) continue;
+            if (color[child] == 1) {
+                p->line = nd->line;
+                rc = fail(p, "graph '%s' reaches itself through control flow "
+                             "(via graph '%s')", p->graphs[child].g.name,
+                          g->name);
+                break;
+            }
+            color[child] = 1;
+            st[sp++] = (struct frame){child, 0, 0};
+        }
+    }
+    mp_xfree(color);
+    mp_xfree(st);
+    return rc;
+}
+
+static void parser_free(parser *p) {
+    for (size_t i = 0; i < p->n_graphs; i++) {
+        mp_xfree(p->graphs[i].g.tensors);
+        mp_xfree(p->graphs[i].g.nodes);
+        mp_xfree(p->graphs[i].view_ref);
+        mp_xfree(p->graphs[i].inplace_ref);
+        mp_strmap_free(&p->graphs[i].names);
+    }
+    mp_xfree(p->graphs);
+    mp_xfree(p->subs);
+    mp_strmap_free(&p->graph_names);
+}
+
+static mp_program *finish(parser *p) {
+    mp_program *prog = mp_arena_alloc(p->arena, sizeof *prog);
+    prog->arena = p->arena;
+    prog->filename = mp_arena_strndup(p->arena, p->file, strlen(p->file));
+    prog->n_graphs = (uint32_t)p->n_graphs;
+    prog->graphs = mp_arena_alloc(p->arena, p->n_graphs * sizeof(mp_graphdef));
+    for (size_t i = 0; i < p->n_graphs; i++) {
+        mp_graphdef *src = &p->graphs[i].g, *dst = &prog->graphs[i];
+        *dst = *src;
+        dst->tensors = mp_arena_memdup(p->arena, src->tensors,
+                                       src->n_tensors * sizeof(mp_tensor));
+        dst->nodes = mp_arena_memdup(p->arena, src->nodes,
+                                     src->n_nodes * sizeof(mp_node));
+    }
+    return prog;
+}
+
+mp_program *mp_graph_parse(const char *data, size_t len, const char *filename,
+                           mp_err *err) {
+    parser p = {0};
+    p.file = filename ? filename : "<input>";
+    p.err = err;
+    p.arena = mp_arena_new();
+    mp_err_clear(err);
+    bool have_header = false;
+    int rc = MP_OK;
+    const char *s = data, *end = data + len;
+    tok tk[MAX_TOKENS];
+    while (s < end && rc == MP_OK) {
+        p.line++;
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *e = nl ? nl : end;
+        if (e > s && e[-1] == '\r') e--; /* tolerate CRLF files */
+        size_t span = e > s ? (size_t)(e - s) : 0;
+        const char *zero = memchr(s, 0, span);
+        int nt = 0;
+        if (zero) rc = fail(&p, "NUL byte in the file");
+        else if (line_tokens(s, e, tk, &nt))
+            rc = fail(&p, "too many fields on one line (at most %d)", MAX_TOKENS);
+        else if (nt) rc = parse_line(&p, tk, nt, &have_header);
+        s = nl ? nl + 1 : end;
+    }
+    if (p.line == 0) p.line = 1; /* an empty file: report line 1 */
+    if (rc == MP_OK && p.cur)
+        rc = fail(&p, "graph '%s' is not closed (missing 'end')", p.cur->g.name);
+    if (rc == MP_OK && !have_header)
+        rc = fail(&p, "empty file: expected 'memplan-graph 1' header");
+    if (rc == MP_OK && p.n_graphs == 0) rc = fail(&p, "no graph in the file");
+    if (rc == MP_OK) rc = resolve_subgraphs(&p);
+    if (rc == MP_OK) rc = check_recursion(&p);
+    mp_program *prog = rc == MP_OK ? finish(&p) : NULL;
+    parser_free(&p);
+    if (!prog) mp_arena_free(p.arena);
+    return prog;
+}
+
+mp_program *mp_graph_load(const char *path, mp_err *err) {
+    size_t len;
+    char *data = mp_read_file(path, &len, err);
+    if (!data) return NULL;
+    mp_program *prog = mp_graph_parse(data, len, path, err);
+    mp_xfree(data);
+    return prog;
+}
+
+void mp_program_free(mp_program *prog) {
+    if (prog) mp_arena_free(prog->arena);
+}

@@ -1,0 +1,88 @@
+/* write.c - the .mpg writer: canonical text for a program, so that
+ * parse(write(p)) is the same program (the fuzz round-trip relies on it). */
+#include "internal.h"
+
+static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n,
+                     mp_name_fn name, const void *ctx) {
+    if (!n) return;
+    mp_buf_printf(b, " %s=", key);
+    for (uint32_t i = 0; i < n; i++) {
+        char buf[24];
+        if (i) mp_buf_put(b, ",", 1);
+        mp_buf_puts(b, name(ctx, v[i], buf));
+    }
+}
+
+/* One `tensor` line; inplace and view are the bases' names, or NULL.  The
+ * generator and the fuzz decoder write their graphs with it too. */
+void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
+                         uint32_t flags, uint32_t mem_id, const char *inplace, const char *view) {
+    char d[24];
+    mp_buf_printf(b, "tensor %s ", name);
+    mp_buf_u64(b, size);
+    if (dev.type != MP_DEV_CPU || dev.index != 0) mp_buf_printf(b, " device=%s", mp_device_str(dev, d));
+    if (flags & MP_T_CONST) mp_buf_puts(b, " const");
+    if (flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
+    if (flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
+    if (mem_id) mp_buf_printf(b, " mem_id=%u", mem_id);
+    if (inplace) mp_buf_printf(b, " inplace=%s", inplace);
+    if (view) mp_buf_printf(b, " view=%s", view);
+    mp_buf_put(b, "\n", 1);
+}
+
+const char *mp_node_sub_key(uint32_t kind, int s) {
+    static const char *const keys[8][2] = {
+        [MP_NODE_COND] = {"true", "false"}, [MP_NODE_WHILE] = {"cond", "body"},
+        [MP_NODE_MAP] = {"body", NULL},     [MP_NODE_SCAN] = {"body", NULL}};
+    return kind < 8 && (s == 0 || s == 1) ? keys[kind][s] : NULL;
+}
+
+static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
+    mp_graph_put_tensor(b, t->name, t->size, t->device, t->flags, t->mem_id,
+                        t->inplace_base >= 0 ? g->tensors[t->inplace_base].name : NULL,
+                        t->view_base >= 0 ? g->tensors[t->view_base].name : NULL);
+}
+
+/* One `node` line: tensors are named by name(ctx, index, buf) (buf holds
+ * 24 bytes for names made on the fly), sub-graphs by sub[] (NULL: none).
+ * The generator and the fuzz decoder write their graphs with it too. */
+void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
+                       const int32_t *out, uint32_t n_out, const char *const sub[2],
+                       const char *backend, mp_name_fn name, const void *ctx) {
+    mp_buf_printf(b, "node %s", mp_node_kind_name(kind));
+    put_list(b, "in", in, n_in, name, ctx);
+    put_list(b, "out", out, n_out, name, ctx);
+    for (int s = 0; s < 2; s++)
+        if (sub[s] && mp_node_sub_key(kind, s)) mp_buf_printf(b, " %s=%s", mp_node_sub_key(kind, s), sub[s]);
+    if (backend) mp_buf_printf(b, " backend=%s", backend);
+    mp_buf_put(b, "\n", 1);
+}
+
+static const char *tensor_name(const void *ctx, int32_t t, char *buf) {
+    (void)buf;
+    return ((const mp_graphdef *)ctx)->tensors[t].name;
+}
+
+static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
+                     const mp_node *nd) {
+    const char *sub[2] = {NULL, NULL};
+    for (int s = 0; s < 2; s++)
+        if (nd->sub[s] >= 0) sub[s] = prog->graphs[nd->sub[s]].name;
+    mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend,
+                      tensor_name, g);
+}
+
+/* All tensors first, in declaration order, then the nodes: that keeps the
+ * declaration order (allocs are listed in it) and declare-before-use. */
+void mp_graph_write(const mp_program *prog, mp_buf *b) {
+    mp_buf_puts(b, "memplan-graph 1\n");
+    for (uint32_t gi = 0; gi < prog->n_graphs; gi++) {
+        const mp_graphdef *g = &prog->graphs[gi];
+        mp_buf_printf(b, "graph %s\n", g->name);
+        for (uint32_t t = 0; t < g->n_tensors; t++)
+            put_tensor(b, g, &g->tensors[t]);
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            put_node(b, prog, g, &g->nodes[i]);
+        mp_buf_puts(b, "end\n");
+    }
+}

@@ -1,0 +1,194 @@
+/* util.h - internal helpers shared by every module: arena, growable
+ * arrays, string hash map, error formatting, checked arithmetic. */
+#ifndef MP_UTIL_H
+#define MP_UTIL_H
+
+#include "memplan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- arena: bump allocator; everything it hands out dies with it. */
+typedef struct mp_arena mp_arena;
+mp_arena *mp_arena_new(void);
+void mp_arena_free(mp_arena *a);
+/* Zeroed memory from mp_xmalloc: failure unwinds like it. */
+void *mp_arena_alloc(mp_arena *a, size_t n);
+char *mp_arena_strndup(mp_arena *a, const char *s, size_t n);
+void *mp_arena_memdup(mp_arena *a, const void *p, size_t n);
+
+/* --- allocation (alloc.c): never returns NULL.  Inside mp_guard_run a
+ * failure unwinds to the guard, which frees what the work allocated and
+ * returns MP_ENOMEM; outside one it aborts with a message.  Free with
+ * mp_xfree only. */
+void *mp_xmalloc(size_t n);
+void *mp_xcalloc(size_t n, size_t sz);
+void *mp_xrealloc(void *p, size_t n);
+void mp_xfree(void *p);
+/* Run work(ctx) so that running out of memory returns MP_ENOMEM (in err)
+ * with nothing left allocated, instead of aborting.  Every public entry
+ * point that allocates runs its work through this.  Nested calls run
+ * inside the outermost guard. */
+int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx);
+
+/* --- growable array of T: `T *v; size_t n, cap;` */
+#define MP_VEC_PUSH(v, n, cap, x)                                          \
+    do {                                                                   \
+        if ((n) == (cap)) {                                                \
+            (cap) = (cap) ? (cap) * 2 : 8;                                 \
+            (v) = mp_xrealloc((v), (cap) * sizeof *(v));                   \
+        }                                                                  \
+        (v)[(n)++] = (x);                                                  \
+    } while (0)
+
+/* --- string -> int32 map (open addressing).  Keys are not copied. */
+typedef struct mp_strmap_entry {
+    const char *key; /* NULL: empty */
+    uint32_t len, hash;
+    int32_t val;
+} mp_strmap_entry;
+typedef struct mp_strmap {
+    mp_strmap_entry *e;
+    size_t cap, count;
+} mp_strmap;
+void mp_strmap_init(mp_strmap *m);
+void mp_strmap_free(mp_strmap *m);
+/* Returns the existing value, or inserts `val` and returns -1. */
+int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val);
+int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len);
+
+/* --- the graph writer's pieces (graph/write.c), shared by every writer of
+ * .mpg text (the generator, the fuzz decoder) */
+void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
+                         uint32_t flags, uint32_t mem_id, const char *inplace, const char *view);
+/* The key of sub-graph s (0, 1) of a node kind ("true", "body", ...), or NULL. */
+const char *mp_node_sub_key(uint32_t kind, int s);
+/* The name of tensor t; buf (24 bytes) may hold a name made on the fly. */
+typedef const char *(*mp_name_fn)(const void *ctx, int32_t t, char *buf);
+void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
+                       const int32_t *out, uint32_t n_out, const char *const sub[2],
+                       const char *backend, mp_name_fn name, const void *ctx);
+
+/* --- the model (graph_model.c, file.c, plan_write.c) */
+/* Graphs reachable from the entry, as flags indexed by graph. */
+void mp_graph_reachable(const mp_program *prog, bool *reach);
+/* Does the graph hold a delegate whose backend contains "xnnpack" (any case)? */
+bool mp_graph_has_xnnpack(const mp_graphdef *g);
+/* Read a whole file (NUL-terminated copy, freed with mp_xfree). */
+char *mp_read_file(const char *path, size_t *len, mp_err *err);
+int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);
+/* An empty plan of planner `algo_name` (a static string) with the options
+ * line of `o`, in an arena of its own. */
+mp_plan *mp_plan_new(const mp_options *o, const char *algo_name);
+
+/* --- errors */
+int mp_err_set(mp_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int mp_err_vset(mp_err *err, int code, const char *fmt, va_list ap);
+/* MP_EPLAN with err->limit set: a valid graph beyond a planner's limits. */
+int mp_err_limit(mp_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --- checked arithmetic: false on overflow */
+static inline bool mp_add_u64(uint64_t a, uint64_t b, uint64_t *r) {
+    return !__builtin_add_overflow(a, b, r);
+}
+/* a + b, or UINT64_MAX where it would not fit: the planners' tops and
+ * peaks saturate, so a layout past 64 bits compares as the worst. */
+static inline uint64_t mp_sat_add_u64(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+static inline bool mp_mul_u64(uint64_t a, uint64_t b, uint64_t *r) {
+    return !__builtin_mul_overflow(a, b, r);
+}
+
+/* Exact round-up of n to a multiple of a (n < 2^62, a <= 2^30: no overflow). */
+static inline uint64_t mp_align_up(uint64_t n, uint64_t a) {
+    return (n + a - 1) / a * a;
+}
+
+/* ------------------------------------------------------------------
+ * The problem model both planners share (lifetime.c, table.c, align.c):
+ * ExecuTorch's lifetimes and spec filters, the buffer table, pools,
+ * in-place roots, free points and size rounding. */
+
+/* Per-graph facts the planners derive from the graph model: ExecuTorch's
+ * update_all_tensors_lifetime and collect_specs_from_nodes. */
+typedef struct mp_life {
+    int32_t *start, *end; /* inclusive node indices, -1 when never named */
+    uint8_t *is_input;    /* placeholder-defined and not mutable */
+    uint8_t *is_output;   /* named (through views) by the output node */
+    uint8_t *is_placeholder; /* defined by a placeholder (mutable included) */
+    int32_t *order;       /* storage roots in ExecuTorch's spec order */
+    uint32_t n_order;
+} mp_life;
+
+void mp_life_compute(const mp_graphdef *g, mp_life *L);
+void mp_life_free(mp_life *L);
+
+/* Filters of collect_specs_from_nodes. */
+typedef struct mp_alloc_flags {
+    bool inputs, outputs, mutables;
+} mp_alloc_flags;
+
+bool mp_life_is_planned(const mp_graphdef *g, const mp_life *L, int32_t t,
+                        mp_alloc_flags f);
+/* The planned tensors, in spec order; returns the count (caller frees). */
+uint32_t mp_life_planned(const mp_graphdef *g, const mp_life *L,
+                         mp_alloc_flags f, int32_t **out);
+
+/* The program-wide buffer table of the repaired mode (repair D2, D7):
+ * every (device, pool) that some reachable graph plans, devices in
+ * ExecuTorch's order (CPU:0 first, then by type and index), each device's
+ * pools at consecutive indices from 1.  Without --per-device there is one
+ * device, cpu:0.  Graph g's context: the entry takes the options' alloc
+ * flags; a sub-graph plans its outputs and mutable buffers, and its inputs
+ * when some map/scan node runs it (repair D10). */
+typedef struct mp_slot {
+    mp_device dev;
+    uint32_t pools, base; /* global index of pool p: base + p - 1 */
+} mp_slot;
+
+typedef struct mp_table {
+    mp_slot *slots;
+    uint32_t n;
+} mp_table;
+
+mp_alloc_flags mp_context_flags(const mp_options *o, uint32_t gi, const uint8_t *map_body);
+void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const bool *reach,
+                    const uint8_t *map_body, const mp_life *const *lives);
+int32_t mp_table_find(const mp_table *t, mp_device d); /* slot, or -1 */
+/* Global buffer index of a planned tensor, -1 if its device is absent. */
+int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *x);
+/* The pool a planned tensor lives in (its mem_id, 1 when none): an
+ * in-place tensor lives in its base's, whatever its own mem_id says, as
+ * ExecuTorch resolves it; the end of the in-place chain (through views)
+ * decides.  A cycle (which the planners refuse) gives the tensor's own. */
+uint32_t mp_pool_of(const mp_graphdef *g, int32_t t);
+/* The end of t's in-place chain (through views): t itself when it is no
+ * in-place tensor, -1 when the chain is a cycle. */
+int32_t mp_inplace_root(const mp_graphdef *g, int32_t t);
+void mp_table_free(mp_table *t);
+/* map_body[g]: some reachable map/scan node runs graph g. */
+uint8_t *mp_map_bodies(const mp_program *p, const bool *reach);
+
+/* The free lines of one graph's block (repair D8). */
+void mp_add_frees(const mp_graphdef *g, const mp_life *L, mp_graph_plan *gp, mp_arena *A);
+
+/* Size rounding.  Exact: the smallest multiple of a not below n.
+ * ExecuTorch: math.ceil(n / a) * a, where n / a is a double - which is not
+ * exact above 2^53 (repair D9). */
+uint64_t mp_ref_align_exact(uint64_t n, uint64_t a);
+uint64_t mp_ref_align_et(uint64_t n, uint64_t a);
+/* Whether ExecuTorch's float rounding (D9) gives some tensor of the
+ * program another size than exact rounding, at alignment 16 (the sort key
+ * of a first planning) or at `alignment`. */
+bool mp_ref_et_rounding_differs(const mp_program *p, uint32_t alignment);
+
+/* Quote a token for a message: copies at most 40 bytes, replacing
+ * non-printable bytes by '?', into buf (>= 48 bytes). */
+const char *mp_quote(const char *s, size_t n, char *buf);
+
+#endif

@@ -1,0 +1,396 @@
+/* parse.c - the .mpp (memplan-plan 1) parser.
+ *
+ * Only the syntax is judged here: a file that is not a sequence of the
+ * format's lines, with decimal numbers where numbers belong, is unreadable
+ * (MP_EFORMAT).  Everything a well-formed file can still get wrong - unknown
+ * names, duplicate blocks, options out of range - is left for the verifier,
+ * which reports it as a violation.  Linear in the file size. */
+#include "internal.h"
+
+#include <stdio.h>
+
+#define MAX_FIELDS 16
+
+typedef struct ptok {
+    const char *s;
+    size_t n;
+} ptok;
+
+typedef struct pp {
+    const char *file;
+    int line;
+    mp_err *err;
+    mp_arena *arena;
+    const mp_program *prog;
+    mp_plan *plan;
+    size_t gcap;
+    /* block under construction */
+    mp_graph_plan *cur;
+    size_t acap, fcap;
+    bool have_buffers, have_devices;
+    mp_strmap names; /* tensor names of cur's graph */
+} pp;
+
+static int pfail(pp *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int pfail(pp *p, const char *fmt, ...) {
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mp_err_set(p->err, MP_EFORMAT, "%s:%d: %s", p->file, p->line, msg);
+}
+
+static bool is(ptok t, const char *s) {
+    size_t n = strlen(s);
+    return t.n == n && memcmp(t.s, s, n) == 0;
+}
+
+static bool u64_of(ptok t, uint64_t *v) {
+    if (!t.n || t.n > 20) return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        unsigned c = (unsigned char)t.s[i];
+        if (c < '0' || c > '9') return false;
+        if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, c - '0', &x))
+            return false;
+    }
+    *v = x;
+    return true;
+}
+
+static bool plain_name(ptok t) {
+    if (!t.n || t.n > MP_MAX_NAME) return false;
+    for (size_t i = 0; i < t.n; i++) {
+        unsigned char c = (unsigned char)t.s[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$' ||
+              c == '-'))
+            return false;
+    }
+    return true;
+}
+
+static bool device_of(ptok t, mp_device *d) {
+    const char *c = memchr(t.s, ':', t.n);
+    if (!c) return false;
+    ptok type = {t.s, (size_t)(c - t.s)}, idx = {c + 1, t.n - type.n - 1};
+    uint64_t v;
+    if (is(type, "cpu")) d->type = MP_DEV_CPU;
+    else if (is(type, "cuda")) d->type = MP_DEV_CUDA;
+    else return false;
+    if (!u64_of(idx, &v) || v > UINT32_MAX) return false;
+    d->index = (uint32_t)v;
+    return true;
+}
+
+/* key=value fields: each key of `keys` exactly once, values decimal except
+ * the one named `text_key` (kept as a token). */
+static int fields(pp *p, ptok *tk, int nt, const char *const *keys, int nk,
+                  uint64_t *vals, const char *text_key, ptok *text) {
+    char q[48];
+    unsigned seen = 0;
+    for (int i = 0; i < nt; i++) {
+        const char *eq = memchr(tk[i].s, '=', tk[i].n);
+        if (!eq) return pfail(p, "expected key=value, found '%s'",
+                              mp_quote(tk[i].s, tk[i].n, q));
+        ptok key = {tk[i].s, (size_t)(eq - tk[i].s)};
+        ptok val = {eq + 1, tk[i].n - key.n - 1};
+        int k = 0;
+        while (k < nk && !is(key, keys[k])) k++;
+        if (k == nk) return pfail(p, "unknown field '%s'", mp_quote(key.s, key.n, q));
+        if (seen & (1u << k))
+            return pfail(p, "field '%s' given twice", keys[k]);
+        seen |= 1u << k;
+        if (text_key && is(key, text_key)) {
+            if (!plain_name(val))
+                return pfail(p, "bad value '%s' for %s", mp_quote(val.s, val.n, q),
+                             keys[k]);
+            *text = val;
+        } else if (!u64_of(val, &vals[k])) {
+            return pfail(p, "bad number '%s' for %s", mp_quote(val.s, val.n, q),
+                         keys[k]);
+        }
+    }
+    for (int k = 0; k < nk; k++)
+        if (!(seen & (1u << k))) return pfail(p, "missing field '%s'", keys[k]);
+    return MP_OK;
+}
+
+static int options_line(pp *p, ptok *tk, int nt) {
+    static const char *const keys[] = {"alignment",     "alloc_inputs",
+                                       "alloc_outputs", "alloc_mutable",
+                                       "per_device",    "algo"};
+    uint64_t v[6] = {0};
+    ptok algo = {0, 0};
+    if (fields(p, tk + 1, nt - 1, keys, 6, v, "algo", &algo)) return p->err->code;
+    mp_plan *pl = p->plan;
+    pl->raw_alignment = v[0];
+    for (int i = 0; i < 4; i++) pl->raw_flags[i] = v[1 + i];
+    mp_options_default(&pl->opts);
+    pl->opts.alignment = v[0] >= 1 && v[0] <= MP_MAX_ALIGNMENT ? (uint32_t)v[0] : 1;
+    pl->opts.alloc_inputs = v[1] != 0;
+    pl->opts.alloc_outputs = v[2] != 0;
+    pl->opts.alloc_mutable = v[3] != 0;
+    pl->opts.per_device = v[4] != 0;
+    pl->algo_name = mp_arena_strndup(p->arena, algo.s, algo.n);
+    /* the planner is named by algo_name alone: the table is not core's */
+    pl->opts.algo = 0;
+    return MP_OK;
+}
+
+static int32_t lookup(pp *p, ptok name) {
+    return p->cur->graph >= 0 ? mp_strmap_get(&p->names, name.s, name.n) : -1;
+}
+
+static int open_block(pp *p, ptok *tk, int nt) {
+    char q[48];
+    if (p->cur) return pfail(p, "graph block opened inside another (missing 'end')");
+    if (nt != 2 || !plain_name(tk[1]))
+        return pfail(p, "graph line needs one graph name, found '%s'",
+                     nt > 1 ? mp_quote(tk[1].s, tk[1].n, q) : "");
+    mp_plan *pl = p->plan;
+    if (pl->n_graphs == p->gcap) {
+        p->gcap = p->gcap ? p->gcap * 2 : 8;
+        pl->graphs = mp_xrealloc(pl->graphs, p->gcap * sizeof *pl->graphs);
+    }
+    mp_graph_plan *g = &pl->graphs[pl->n_graphs++];
+    memset(g, 0, sizeof *g);
+    g->name = mp_arena_strndup(p->arena, tk[1].s, tk[1].n);
+    g->line = p->line;
+    g->graph = p->prog ? mp_graph_find(p->prog, g->name) : -1;
+    p->cur = g;
+    p->acap = p->fcap = 0;
+    p->have_buffers = p->have_devices = false;
+    mp_strmap_free(&p->names);
+    mp_strmap_init(&p->names);
+    if (g->graph >= 0) {
+        const mp_graphdef *gd = &p->prog->graphs[g->graph];
+        for (uint32_t i = 0; i < gd->n_tensors; i++)
+            mp_strmap_put(&p->names, gd->tensors[i].name,
+                          strlen(gd->tensors[i].name), (int32_t)i);
+    }
+    return MP_OK;
+}
+
+static int list_line(pp *p, ptok *tk, int nt, bool devices) {
+    char q[48];
+    mp_graph_plan *g = p->cur;
+    bool *have = devices ? &p->have_devices : &p->have_buffers;
+    if (*have) return pfail(p, "second '%s' line in graph block", devices ? "devices" : "buffers");
+    *have = true;
+    size_t n = (size_t)(nt - 1);
+    if (devices) {
+        g->devices = mp_arena_alloc(p->arena, n * sizeof *g->devices);
+        g->n_devices = (uint32_t)n;
+    } else {
+        g->buffers = mp_arena_alloc(p->arena, n * sizeof *g->buffers);
+        g->n_buffers = (uint32_t)n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ptok t = tk[i + 1];
+        bool ok = devices ? device_of(t, &g->devices[i]) : u64_of(t, &g->buffers[i]);
+        if (!ok) return pfail(p, "bad %s entry '%s'", devices ? "device" : "buffer size",
+                              mp_quote(t.s, t.n, q));
+    }
+    return MP_OK;
+}
+
+/* Long lists (buffers/devices) are read token by token without a cap. */
+static int count_tokens(const char *s, const char *e) {
+    int n = 0;
+    while (s < e) {
+        while (s < e && (*s == ' ' || *s == '\t')) s++;
+        if (s == e || *s == '#') break;
+        while (s < e && *s != ' ' && *s != '\t' && *s != '#') s++;
+        if (n == INT32_MAX / 2) break;
+        n++;
+    }
+    return n;
+}
+
+static int split(const char *s, const char *e, ptok *tk, int max) {
+    int n = 0;
+    while (s < e && n < max) {
+        while (s < e && (*s == ' ' || *s == '\t')) s++;
+        if (s == e || *s == '#') break;
+        const char *b = s;
+        while (s < e && *s != ' ' && *s != '\t' && *s != '#') s++;
+        tk[n].s = b;
+        tk[n].n = (size_t)(s - b);
+        n++;
+    }
+    return n;
+}
+
+static int alloc_line(pp *p, ptok *tk, int nt) {
+    static const char *const keys[] = {"mem_id", "obj", "offset", "size", "life"};
+    char q[48];
+    if (nt < 2 || !plain_name(tk[1]))
+        return pfail(p, "alloc line needs a tensor name");
+    /* life=START,END is split into a number pair first */
+    uint64_t v[5] = {0}, life[2] = {0};
+    ptok rest[MAX_FIELDS];
+    int nr = 0;
+    bool have_life = false;
+    for (int i = 2; i < nt; i++) {
+        if (tk[i].n > 5 && memcmp(tk[i].s, "life=", 5) == 0) {
+            if (have_life) return pfail(p, "field 'life' given twice");
+            have_life = true;
+            ptok val = {tk[i].s + 5, tk[i].n - 5};
+            const char *c = memchr(val.s, ',', val.n);
+            ptok a = {val.s, c ? (size_t)(c - val.s) : val.n};
+            ptok b = {c ? c + 1 : val.s + val.n, c ? val.n - a.n - 1 : 0};
+            if (!c || !u64_of(a, &life[0]) || !u64_of(b, &life[1]) ||
+                life[0] > INT32_MAX || life[1] > INT32_MAX)
+                return pfail(p, "bad life '%s' (want START,END)",
+                             mp_quote(val.s, val.n, q));
+            continue;
+        }
+        rest[nr++] = tk[i];
+    }
+    if (!have_life) return pfail(p, "missing field 'life'");
+    if (fields(p, rest, nr, keys, 4, v, NULL, NULL)) return p->err->code;
+    mp_graph_plan *g = p->cur;
+    if (g->n_allocs == p->acap) {
+        p->acap = p->acap ? p->acap * 2 : 16;
+        g->allocs = mp_xrealloc(g->allocs, p->acap * sizeof *g->allocs);
+    }
+    mp_alloc *a = &g->allocs[g->n_allocs++];
+    a->name = mp_arena_strndup(p->arena, tk[1].s, tk[1].n);
+    a->tensor = lookup(p, tk[1]);
+    a->line = p->line;
+    a->mem_id = v[0];
+    a->obj = v[1];
+    a->offset = v[2];
+    a->size = v[3];
+    a->life_start = (int64_t)life[0];
+    a->life_end = (int64_t)life[1];
+    return MP_OK;
+}
+
+static int free_line(pp *p, ptok *tk, int nt) {
+    static const char *const keys[] = {"after"};
+    uint64_t v[1];
+    if (nt < 2 || !plain_name(tk[1])) return pfail(p, "free line needs a tensor name");
+    if (fields(p, tk + 2, nt - 2, keys, 1, v, NULL, NULL)) return p->err->code;
+    if (v[0] > INT32_MAX) return pfail(p, "node index after=%llu is too large",
+                                       (unsigned long long)v[0]);
+    mp_graph_plan *g = p->cur;
+    if (g->n_frees == p->fcap) {
+        p->fcap = p->fcap ? p->fcap * 2 : 8;
+        g->frees = mp_xrealloc(g->frees, p->fcap * sizeof *g->frees);
+    }
+    mp_free *f = &g->frees[g->n_frees++];
+    f->name = mp_arena_strndup(p->arena, tk[1].s, tk[1].n);
+    f->tensor = lookup(p, tk[1]);
+    f->line = p->line;
+    f->after = (int64_t)v[0];
+    return MP_OK;
+}
+
+/* Move the block's growable arrays into the arena so mp_plan_free frees all. */
+static int close_block(pp *p) {
+    mp_graph_plan *g = p->cur;
+    if (!p->have_buffers || !p->have_devices)
+        return pfail(p, "graph block '%s' lacks a %s line", g->name,
+                     p->have_buffers ? "devices" : "buffers");
+    mp_alloc *a = mp_arena_memdup(p->arena, g->allocs, g->n_allocs * sizeof *a);
+    mp_free *f = mp_arena_memdup(p->arena, g->frees, g->n_frees * sizeof *f);
+    mp_xfree(g->allocs);
+    mp_xfree(g->frees);
+    g->allocs = a;
+    g->frees = f;
+    p->cur = NULL;
+    return MP_OK;
+}
+
+static int plan_line(pp *p, const char *s, const char *e, int *state) {
+    char q[48];
+    ptok tk[MAX_FIELDS];
+    int nt = split(s, e, tk, MAX_FIELDS);
+    if (nt == 0) return MP_OK;
+    if (*state == 0) {
+        if (nt == 2 && is(tk[0], "memplan-plan") && is(tk[1], "1")) {
+            *state = 1;
+            return MP_OK;
+        }
+        return pfail(p, "expected 'memplan-plan 1' header");
+    }
+    if (*state == 1) {
+        if (!is(tk[0], "options")) return pfail(p, "expected the options line");
+        *state = 2;
+        return options_line(p, tk, nt);
+    }
+    if (is(tk[0], "graph")) return open_block(p, tk, nt);
+    if (!p->cur) return pfail(p, "'%s' outside a graph block", mp_quote(tk[0].s, tk[0].n, q));
+    if (is(tk[0], "buffers") || is(tk[0], "devices")) {
+        int n = count_tokens(s, e);
+        ptok *all = mp_xmalloc((size_t)(n + 1) * sizeof *all);
+        split(s, e, all, n);
+        int rc = list_line(p, all, n, is(tk[0], "devices"));
+        mp_xfree(all);
+        return rc;
+    }
+    if (nt == MAX_FIELDS) return pfail(p, "too many fields on one line");
+    if (is(tk[0], "alloc")) return alloc_line(p, tk, nt);
+    if (is(tk[0], "free")) return free_line(p, tk, nt);
+    if (is(tk[0], "end")) {
+        if (nt != 1) return pfail(p, "'end' takes nothing after it");
+        return close_block(p);
+    }
+    return pfail(p, "unknown keyword '%s'", mp_quote(tk[0].s, tk[0].n, q));
+}
+
+mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
+                       const mp_program *prog, mp_err *err) {
+    pp p = {0};
+    p.file = filename ? filename : "<plan>";
+    p.err = err;
+    p.prog = prog;
+    p.arena = mp_arena_new();
+    mp_strmap_init(&p.names);
+    mp_err_clear(err);
+    p.plan = mp_arena_alloc(p.arena, sizeof *p.plan);
+    p.plan->arena = p.arena;
+    int rc = MP_OK, state = 0;
+    const char *s = data, *end = data + len;
+    while (s < end && rc == MP_OK) {
+        p.line++;
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *e = nl ? nl : end;
+        if (e > s && e[-1] == '\r') e--;
+        size_t span = e > s ? (size_t)(e - s) : 0;
+        if (memchr(s, 0, span)) rc = pfail(&p, "NUL byte in the file");
+        else rc = plan_line(&p, s, e, &state);
+        s = nl ? nl + 1 : end;
+    }
+    if (rc == MP_OK && p.cur) rc = pfail(&p, "graph block '%s' is not closed", p.cur->name);
+    if (rc == MP_OK && state < 2)
+        rc = pfail(&p, state ? "missing options line" : "empty file: expected 'memplan-plan 1'");
+    mp_strmap_free(&p.names);
+    mp_plan *plan = p.plan;
+    if (rc == MP_OK) {
+        mp_graph_plan *g = mp_arena_memdup(p.arena, plan->graphs,
+                                           plan->n_graphs * sizeof *g);
+        mp_xfree(plan->graphs);
+        plan->graphs = g;
+        return plan;
+    }
+    if (p.cur) {
+        mp_xfree(p.cur->allocs);
+        mp_xfree(p.cur->frees);
+    }
+    mp_xfree(plan->graphs);
+    mp_arena_free(p.arena);
+    return NULL;
+}
+
+mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err) {
+    size_t len;
+    char *data = mp_read_file(path, &len, err);
+    if (!data) return NULL;
+    mp_plan *plan = mp_plan_parse(data, len, path, prog, err);
+    mp_xfree(data);
+    return plan;
+}

@@ -1,0 +1,73 @@
+/* write.c - the .mpp (memplan-plan 1) writer. */
+#include "internal.h"
+
+void mp_plan_write(const mp_plan *plan, mp_buf *b) {
+    const mp_options *o = &plan->opts;
+    char dev[24];
+    mp_buf_puts(b, "memplan-plan 1\n");
+    mp_buf_printf(b,
+                  "options alignment=%u alloc_inputs=%d alloc_outputs=%d "
+                  "alloc_mutable=%d per_device=%d algo=%s\n",
+                  o->alignment, o->alloc_inputs, o->alloc_outputs,
+                  o->alloc_mutable, o->per_device,
+                  plan->algo_name ? plan->algo_name : mp_algo_name(o->algo));
+    for (uint32_t gi = 0; gi < plan->n_graphs; gi++) {
+        const mp_graph_plan *g = &plan->graphs[gi];
+        mp_buf_printf(b, "graph %s\nbuffers", g->name);
+        for (uint32_t i = 0; i < g->n_buffers; i++) {
+            mp_buf_put(b, " ", 1);
+            mp_buf_u64(b, g->buffers[i]);
+        }
+        mp_buf_puts(b, "\ndevices");
+        for (uint32_t i = 0; i < g->n_devices; i++)
+            mp_buf_printf(b, " %s", mp_device_str(g->devices[i], dev));
+        mp_buf_put(b, "\n", 1);
+        for (uint32_t i = 0; i < g->n_allocs; i++) {
+            const mp_alloc *a = &g->allocs[i];
+            mp_buf_printf(b, "alloc %s mem_id=", a->name);
+            mp_buf_u64(b, a->mem_id);
+            mp_buf_puts(b, " obj=");
+            mp_buf_u64(b, a->obj);
+            mp_buf_puts(b, " offset=");
+            mp_buf_u64(b, a->offset);
+            mp_buf_puts(b, " size=");
+            mp_buf_u64(b, a->size);
+            mp_buf_printf(b, " life=%lld,%lld\n", (long long)a->life_start,
+                          (long long)a->life_end);
+        }
+        for (uint32_t i = 0; i < g->n_frees; i++)
+            mp_buf_printf(b, "free %s after=%lld\n", g->frees[i].name,
+                          (long long)g->frees[i].after);
+        mp_buf_puts(b, "end\n");
+    }
+}
+
+mp_plan *mp_plan_new(const mp_options *o, const char *algo_name) {
+    mp_arena *A = mp_arena_new();
+    mp_plan *plan = mp_arena_alloc(A, sizeof *plan);
+    plan->arena = A;
+    plan->opts = *o;
+    plan->algo_name = algo_name;
+    plan->raw_alignment = o->alignment;
+    plan->raw_flags[0] = o->alloc_inputs;
+    plan->raw_flags[1] = o->alloc_outputs;
+    plan->raw_flags[2] = o->alloc_mutable;
+    plan->raw_flags[3] = o->per_device;
+    return plan;
+}
+
+void mp_plan_free(mp_plan *plan) {
+    if (plan) mp_arena_free(plan->arena);
+}
+
+uint64_t mp_plan_total_bytes(const mp_plan *plan) {
+    for (uint32_t gi = 0; gi < plan->n_graphs; gi++) {
+        if (plan->graphs[gi].graph != 0) continue;
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < plan->graphs[gi].n_buffers; i++)
+            if (!mp_add_u64(total, plan->graphs[gi].buffers[i], &total))
+                return UINT64_MAX;
+        return total;
+    }
+    return 0;
+}

@@ -1,0 +1,273 @@
+/* memplan_tools.h - the tools layer the memplan command is built from.
+ *
+ * The random program generator and the CSV importer, the differential
+ * harness and its shrinker, the SQLite metrics store with its report and
+ * regression gate, the pictures of a plan, and file helpers.  These live
+ * in verify/harness/, verify/store/ and viz/, link SQLite, and are built
+ * into build/libmemplan-tools.a for the command line and the tests; they
+ * are not part of the shared library and their interface may change with
+ * any release.  Same conventions as memplan.h. */
+#ifndef MEMPLAN_TOOLS_H
+#define MEMPLAN_TOOLS_H
+
+#include "memplan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* At most this many planners in the table (and in one harness run). */
+#define MP_MAX_PLANNERS 16
+
+/* -------------------------------------------------------------- generator */
+
+enum mp_profile {
+    MP_PROFILE_MIXED,       /* every feature of the format */
+    MP_PROFILE_CHAIN,       /* long chains with skip connections */
+    MP_PROFILE_WIDE,        /* wide branches */
+    MP_PROFILE_ENCDEC,      /* encoder-decoder with long skips */
+    MP_PROFILE_TRANSFORMER, /* attention blocks, weights, KV cache */
+    MP_N_PROFILES
+};
+
+typedef struct mp_gen_options {
+    uint64_t seed, tensors;
+    uint32_t depth, profile, n_devices;
+    mp_device devices[16]; /* devices[0] is the main device */
+} mp_gen_options;
+
+void mp_gen_options_default(mp_gen_options *o);
+/* Write a valid random .mpg program: same options, same bytes. */
+void mp_gen(const mp_gen_options *o, struct mp_buf *out);
+int mp_gen_profile_parse(const char *name);
+/* A MiniMalloc-style CSV (id,lower,upper,size; half-open lifetimes) as a
+ * graph file whose tensors have exactly those lifetimes and sizes. */
+int mp_import_csv(const char *data, size_t len, const char *name, struct mp_buf *out, mp_err *err);
+const char *mp_gen_profile_name(uint32_t profile);
+
+
+/* ---------------------------------------------------------- metrics store */
+
+typedef struct mp_db mp_db;
+
+typedef struct mp_run_info {
+    const char *kind;    /* "harness", "bench", "fuzz" */
+    const char *options; /* the command line, as JSON or text */
+    char started[32];    /* ISO 8601 UTC; empty: now */
+    uint64_t seed, count;
+} mp_run_info;
+
+typedef struct mp_result_row {
+    const char *graph, *algo, *options, *profile;
+    uint64_t tensors, nodes, lower_bound, total_bytes;
+    const char *buffers; /* entry buffer sizes, space separated */
+    double ratio, plan_ms;
+    uint64_t peak_kb, violations;
+    const char *verify; /* "valid", "invalid", "refused", "crash" */
+} mp_result_row;
+
+typedef struct mp_campaign_row {
+    const char *target, *engine;
+    double seconds;
+    uint64_t executions, corpus_size, coverage, crashes;
+} mp_campaign_row;
+
+/* Open or create a database, migrating an older schema.  MP_EFORMAT when it
+ * is not a memplan database or is newer than this memplan. */
+mp_db *mp_db_open(const char *path, mp_err *err);
+mp_db *mp_db_open_existing(const char *path, mp_err *err);
+void mp_db_close(mp_db *db);
+int mp_db_schema_version(void);
+/* Record a run with its rows in one transaction: all of it or nothing. */
+int mp_db_record(mp_db *db, const mp_run_info *run, const mp_result_row *rows, size_t n,
+                 const mp_campaign_row *campaigns, size_t n_campaigns, int64_t *run_id,
+                 mp_err *err);
+void mp_db_now(char *buf, size_t n);
+const char *mp_git_revision(void);
+/* The history report: format "text", "csv" or "json"; since: an ISO date
+ * prefix or NULL; algo: one algorithm or NULL. */
+int mp_report(mp_db *db, const char *since, const char *algo, const char *format,
+              struct mp_buf *out, mp_err *err);
+/* Compare the latest harness run with a baseline SQL dump (or rewrite it). */
+int mp_gate(mp_db *db, const char *baseline, bool update, struct mp_buf *out, bool *passed,
+            mp_err *err);
+
+
+
+/* What the HTML report reads from the store (mp_db_report_data): each list
+ * in a total order, so the page is deterministic. */
+typedef struct mp_report_qrow { /* one run and algorithm */
+    int64_t run, graphs, valid, invalid, refused;
+    char started[24], kind[16], git[48], algo[16];
+    double mean, max; /* over valid plans; NAN when none */
+} mp_report_qrow;
+
+typedef struct mp_report_prow { /* one plan: time against size */
+    int64_t run;
+    double tensors, ms;
+    char algo[16], graph[96];
+} mp_report_prow;
+
+typedef struct mp_report_wrow { /* one of the worst plans of an algorithm */
+    int64_t run;
+    uint64_t bytes, lower, tensors;
+    double ratio;
+    char graph[96], algo[16], profile[16], kind[16];
+    char href[512]; /* link to its SVG, "" when there is none (viz) */
+    char note[160]; /* why there is none, when asked for (viz) */
+} mp_report_wrow;
+
+typedef struct mp_report_data {
+    mp_report_qrow *q; /* per run and algorithm, by run */
+    size_t nq, capq;
+    mp_report_prow *p; /* the most recent plans, at most max_points */
+    size_t np, capp;
+    mp_report_wrow *w; /* per algorithm its worst valid plans, at most worst */
+    size_t nw, capw;
+} mp_report_data;
+
+/* since: ISO date prefix or NULL; algo: one planner or NULL. */
+int mp_db_report_data(mp_db *db, const char *since, const char *algo, uint32_t max_points,
+                      uint32_t worst, mp_report_data *d, mp_err *err);
+void mp_report_data_free(mp_report_data *d);
+
+/* The gate's rows: one (graph, algorithm) of a harness run or baseline. */
+typedef struct mp_gate_row {
+    char *graph, *algo, *options, *verify;
+    uint64_t total, lower;
+    double ratio;
+} mp_gate_row;
+
+typedef struct mp_gate_rows {
+    mp_gate_row *v;
+    size_t n, cap;
+    uint64_t seed, count; /* of the run they come from */
+    int64_t run;
+} mp_gate_rows;
+
+/* The latest harness run's rows (run, seed and count filled). */
+int mp_db_gate_rows(mp_db *db, mp_gate_rows *rows, mp_err *err);
+/* A baseline file's rows (the SQL dump mp_gate_dump writes). */
+int mp_gate_load_baseline(const char *path, mp_gate_rows *rows, mp_err *err);
+void mp_gate_dump(const mp_gate_rows *rows, mp_buf *out);
+void mp_gate_rows_free(mp_gate_rows *rows);
+
+/* ---------------------------------------------------------------- harness */
+
+typedef struct mp_algo_outcome {
+    int code;        /* 0 planned, else the planner's error code */
+    bool limit;      /* refused for a planner limit, not a broken rule */
+    char verify[12]; /* "valid", "invalid", "refused" */
+    uint64_t total_bytes, lower_bound, violations;
+    double ratio, plan_ms;
+    char buffers[512]; /* entry buffers, space separated */
+} mp_algo_outcome;
+
+typedef struct mp_check_result {
+    bool failed;
+    char kind[32];  /* "invalid", "nondeterministic", "opt-worse", ... */
+    char algo[16];
+    char message[1024];
+    uint64_t tensors, nodes;
+    uint32_t n_algos, algos[MP_MAX_PLANNERS];
+    mp_algo_outcome out[MP_MAX_PLANNERS];
+} mp_check_result;
+
+/* Every differential check on one graph with one set of options. */
+void mp_check_graph(const mp_program *prog, const mp_options *opts, const uint32_t *algos,
+                    uint32_t n_algos, mp_check_result *r);
+uint64_t mp_peak_rss_kb(void);
+/* The options as command-line flags ("--alignment 8 --per-device ..."). */
+void mp_options_to_args(const mp_options *o, char *buf, size_t n);
+
+typedef struct mp_harness_options {
+    uint64_t seed, count;
+    uint32_t algos[MP_MAX_PLANNERS], n_algos;
+    const char *db;           /* NULL: record nothing */
+    const char *failures_dir; /* where reproducers go */
+    uint32_t jobs;
+    bool progress;            /* a status line on stderr */
+    bool shrink;
+} mp_harness_options;
+
+typedef struct mp_harness_summary {
+    uint64_t graphs, plans, failures;
+    int64_t run_id;
+    double seconds;
+} mp_harness_summary;
+
+/* Case i of a harness seed: the generator's and the planner's options. */
+void mp_harness_case(uint64_t seed, uint64_t i, mp_gen_options *g, mp_options *o);
+int mp_harness_run(const mp_harness_options *h, mp_harness_summary *s, mp_err *err);
+
+/* Shrink a failing text: drop lines, tokens and list items while
+ * `still_fails` holds.  Returns a new string (caller frees). */
+typedef bool (*mp_shrink_pred)(const char *text, size_t len, void *ctx);
+char *mp_shrink(const char *text, mp_shrink_pred still_fails, void *ctx, uint32_t max_tries);
+
+/* ---------------------------------------------------------- visualisation */
+
+/* Pictures of a plan (viz/, docs/visualisation.md).  Each writes into
+ * `out` and returns MP_OK, or an error code with err->msg; the same inputs
+ * give the same bytes.  None prints or writes files, except the HTML
+ * report when asked for SVGs (svg_dir). */
+
+/* A Chrome trace event file (JSON) for Perfetto and chrome://tracing: one
+ * process per graph block, tracks per buffer, one slice per tensor, slices
+ * for sub-graph reservations, live-bytes counters; time = node * 1000 us. */
+int mp_viz_trace(const mp_program *prog, const mp_plan *plan, struct mp_buf *out,
+                 mp_err *err);
+
+enum mp_viz_color { MP_VIZ_BY_DEVICE, MP_VIZ_BY_GRAPH };
+
+typedef struct mp_viz_svg_options {
+    uint32_t color;        /* enum mp_viz_color (default by device) */
+    uint32_t width;        /* plot width in pixels (default 1200, 200..20000) */
+    uint32_t panel_height; /* pixels per buffer panel (default 260, 60..5000) */
+    const char *title;     /* first line of the picture; NULL: the graph file */
+} mp_viz_svg_options;
+
+void mp_viz_svg_options_default(mp_viz_svg_options *o);
+/* A standalone SVG: x = node, y = byte offset, one panel per buffer, a
+ * rectangle per tensor (sub-pixel ones merged into tiles), the live-bytes
+ * curve and the lower bound, mp_verify's violations outlined in red. */
+int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_options *o,
+               struct mp_buf *out, mp_err *err);
+
+/* The SVG of harness case `graph_id` ("h<seed>-<i>") planned with `algo`,
+ * regenerated with mp_harness_case + mp_gen + mp_plan_program.  MP_EFORMAT
+ * when the id is not of that form; *tensors (may be NULL) gets the
+ * regenerated program's tensor count, to compare with the recorded one. */
+int mp_viz_harness_svg(const char *graph_id, const char *algo, const mp_viz_svg_options *o,
+                       struct mp_buf *out, uint64_t *tensors, mp_err *err);
+
+typedef struct mp_viz_report_options {
+    const char *since, *algo; /* as for mp_report; NULL: all */
+    uint32_t worst;           /* rows in the worst-graphs table (default 20) */
+    uint32_t max_points;      /* points in the time-vs-size plot (default 5000) */
+    /* When set, the worst harness graphs' SVGs are written to
+     * svg_dir/<graph>-<algo>.svg and linked as svg_href/<graph>-<algo>.svg;
+     * a graph that cannot be regenerated is listed without a link. */
+    const char *svg_dir, *svg_href;
+} mp_viz_report_options;
+
+void mp_viz_report_options_default(mp_viz_report_options *o);
+/* The metrics history as one self-contained HTML page (inline CSS and SVG,
+ * no script, no external asset). */
+int mp_viz_report_html(mp_db *db, const mp_viz_report_options *o, struct mp_buf *out,
+                       mp_err *err);
+
+
+/* ------------------------------------------------------------------ files */
+
+/* Read a whole file (NUL-terminated copy, freed with mp_free_file()).  Returns NULL
+ * with MP_EFORMAT. */
+char *mp_read_file(const char *path, size_t *len, mp_err *err);
+/* Write atomically: a temporary file beside `path`, then rename.  "-" means
+ * stdout.  On failure nothing is left behind (MP_EIO). */
+int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,497 @@
+/* exact.c - exact search for one buffer's layout (`--exact`).
+ *
+ * The ideas are those of MiniMalloc (Moffitt, ASPLOS 2023), implemented
+ * afresh.  A layout can always be pushed down until every item rests on
+ * an item it overlaps, or on 0; listing such a layout's items by (offset,
+ * rank) gives a sequence in which each item sits at the highest top of
+ * the items before it that it overlaps - its minimum offset.  So a
+ * depth-first search only chooses which item goes next, places it at its
+ * minimum offset, and may skip:
+ *   - canonical order: (offset, rank) never decreases along a branch;
+ *   - dominance: an item whose minimum offset is at or above the lowest
+ *     top any unplaced item could reach (that item would stay movable);
+ *   - section inference: a section is the set of items live at one end
+ *     time (they all overlap, so they stack); its unplaced items need
+ *     max(floor, last offset) + their total size <= capacity, where the
+ *     floor is the top of the section's last placed item, or the least
+ *     minimum offset of its unplaced items when that is higher;
+ *   - a failed item none of whose unplaced neighbours remains ("hatless")
+ *     ends the node: its place can no longer change.
+ * When no unplaced item spans a section boundary any more, the rest splits
+ * into independent parts, each searched on its own with a fresh order.
+ * The search for one capacity runs three static rank orders in turn with
+ * doubling node limits; the capacity is minimised from the lower bound
+ * up by bisection below the best layout known.  Effort is counted in work
+ * units, so the result never depends on the machine's speed. */
+#include "pack.h"
+
+typedef struct xitem {
+    uint64_t size, off; /* off: where the search last placed it */
+    int32_t s, e;
+    uint32_t a, b; /* section range, inclusive */
+    uint64_t width, area;
+} xitem;
+
+typedef struct undo {
+    uint32_t idx;
+    uint64_t old;
+} undo;
+
+typedef struct xs {
+    xitem *it;
+    uint64_t *mo;     /* minimum offset of each unplaced item */
+    uint8_t *placed;
+    uint32_t *rank;
+    uint32_t n;
+    uint32_t *adj_at, *adj;
+    uint32_t *sec_at, *sec_items; /* the items live in each section */
+    uint8_t *touched;
+    uint32_t *touched_list;
+    uint64_t *floor, *total;
+    uint32_t *cuts; /* unplaced items spanning boundary k | k+1 */
+    uint32_t n_sec;
+    undo *log;
+    size_t n_log, cap_log;
+    uint32_t *stack; /* candidates and part member lists, frame by frame */
+    size_t n_stack, cap_stack;
+    const char *order; /* the rank letters of this attempt */
+    uint64_t cap;
+    uint64_t nodes_left, work, nodes_total;
+    uint64_t work_cap; /* the attempt's budget ends here: abort past it */
+} xs;
+
+enum { X_FOUND, X_NONE, X_ABORT };
+
+static void log_push(xs *x, uint32_t idx, uint64_t old) {
+    undo u = {idx, old};
+    MP_VEC_PUSH(x->log, x->n_log, x->cap_log, u);
+}
+
+static void stack_push(xs *x, uint32_t v) { MP_VEC_PUSH(x->stack, x->n_stack, x->cap_stack, v); }
+
+static bool cand_less(const xs *x, uint32_t i, uint32_t j) {
+    return x->mo[i] != x->mo[j] ? x->mo[i] < x->mo[j] : x->rank[i] < x->rank[j];
+}
+
+static bool sections_fit(const xs *x, uint32_t lo, uint32_t hi, uint64_t off) {
+
+    for (uint32_t k = lo; k < hi; k++) {
+        uint64_t f = x->floor[k] > off ? x->floor[k] : off;
+        if (x->total[k] && f + x->total[k] > x->cap) return false;
+    }
+    return true;
+}
+
+/* A part: members (indices into x->stack) and its section range. */
+typedef struct part {
+    size_t at;
+    uint32_t n, lo, hi;
+} part;
+
+static int solve_part(xs *x, part p);
+
+/* Rank a part's members by the attempt's letters (descending keys: W width,
+ * A area, T the busiest of its sections now), ties by index. */
+typedef struct rk {
+    uint64_t k[3];
+    uint32_t i;
+} rk;
+
+static int cmp_rk(const void *p, const void *q) {
+    const rk *a = p, *b = q;
+    for (int j = 0; j < 3; j++)
+        if (a->k[j] != b->k[j]) return a->k[j] > b->k[j] ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static void rank_part(xs *x, part p) {
+    rk *v = mp_xmalloc((p.n + 1) * sizeof *v);
+    for (uint32_t q = 0; q < p.n; q++) {
+        uint32_t i = x->stack[p.at + q];
+        const xitem *a = &x->it[i];
+        uint64_t busiest = 0;
+        for (uint32_t k = a->a; k <= a->b; k++)
+            if (x->total[k] > busiest) busiest = x->total[k];
+        v[q].i = i;
+        for (int j = 0; j < 3; j++)
+            v[q].k[j] = x->order[j] == 'W' ? a->width : x->order[j] == 'A' ? a->area : busiest;
+    }
+    qsort(v, p.n, sizeof *v, cmp_rk);
+    for (uint32_t r = 0; r < p.n; r++) x->rank[v[r].i] = r;
+    x->work += p.n;
+    mp_xfree(v);
+}
+
+/* After placing `placed_item`, split p where the boundaries it closed
+ * have no unplaced item across; solve the pieces in turn. */
+static int solve_pieces(xs *x, part p, const uint32_t *zero, uint32_t n_zero) {
+    int st = X_FOUND;
+    uint32_t lo = p.lo;
+    for (uint32_t z = 0; z <= n_zero && st == X_FOUND; z++) {
+        uint32_t hi = z < n_zero ? zero[z] + 1 : p.hi;
+        part piece = {x->n_stack, 0, lo, hi};
+        for (uint32_t q = 0; q < p.n; q++) {
+            uint32_t i = x->stack[p.at + q];
+            if (!x->placed[i] && x->it[i].a >= lo && x->it[i].a < hi) stack_push(x, i), piece.n++;
+        }
+        if (piece.n) st = solve_part(x, piece);
+        x->n_stack = piece.at;
+        lo = hi;
+    }
+    return st;
+}
+
+static int search(xs *x, part p, uint64_t last_off, uint32_t last_rank, uint32_t left) {
+    if (!left) return X_FOUND;
+    if (!x->nodes_left || x->work >= x->work_cap) return X_ABORT;
+    x->nodes_left--;
+    x->nodes_total++;
+    x->work += 2u * p.n + (p.hi - p.lo);
+    uint64_t min_h = UINT64_MAX; /* the lowest top any unplaced item could reach */
+    for (uint32_t q = 0; q < p.n; q++) {
+        uint32_t i = x->stack[p.at + q];
+        if (!x->placed[i] && x->mo[i] + x->it[i].size < min_h) min_h = x->mo[i] + x->it[i].size;
+    }
+    size_t base = x->n_stack;
+    for (uint32_t q = 0; q < p.n; q++) {
+        uint32_t i = x->stack[p.at + q];
+        if (x->placed[i] || x->mo[i] >= min_h) continue;
+        if (x->mo[i] < last_off || (x->mo[i] == last_off && x->rank[i] < last_rank)) continue;
+        stack_push(x, i);
+    }
+    size_t nc = x->n_stack - base;
+    for (size_t c = 1; c < nc; c++) { /* insertion sort by (mo, rank) */
+        uint32_t v = x->stack[base + c];
+        size_t j = c;
+        while (j && cand_less(x, v, x->stack[base + j - 1])) {
+            x->stack[base + j] = x->stack[base + j - 1];
+            j--;
+        }
+        x->stack[base + j] = v;
+    }
+    int result = X_NONE;
+    uint32_t zero_buf[64];
+    for (size_t c = 0; c < nc && result == X_NONE; c++) {
+        uint32_t i = x->stack[base + c];
+        xitem *a = &x->it[i];
+        uint64_t off = x->mo[i], top = off + a->size;
+        if (top > x->cap) continue;
+        x->placed[i] = 1;
+        a->off = off;
+        size_t fmark = x->n_log;
+        for (uint32_t k = a->a; k <= a->b; k++) {
+            log_push(x, k, x->floor[k]);
+            x->floor[k] = top;
+            x->total[k] -= a->size;
+        }
+        bool hatless = true;
+        uint32_t n_touched = 0;
+        size_t mmark = x->n_log;
+        for (uint32_t q = x->adj_at[i]; q < x->adj_at[i + 1]; q++) {
+            uint32_t j = x->adj[q];
+            if (x->placed[j]) continue;
+            hatless = false;
+            if (x->mo[j] >= top) continue;
+            log_push(x, j, x->mo[j]);
+            x->mo[j] = top;
+            /* only a section whose floor is below `top` can see its least
+             * minimum offset rise above the floor */
+            const xitem *b = &x->it[j];
+            for (uint32_t k = b->a; k <= b->b; k++)
+                if (!x->touched[k] && x->floor[k] < top) x->touched[k] = 1, x->touched_list[n_touched++] = k;
+        }
+        size_t umark = x->n_log;
+        for (uint32_t t = 0; t < n_touched; t++) {
+            uint32_t k = x->touched_list[t];
+            x->touched[k] = 0;
+            /* whether the least exceeds the floor: stop at the first
+             * unplaced member at or below it */
+            uint64_t least = UINT64_MAX, fl = x->floor[k];
+            uint32_t q = x->sec_at[k], end = x->sec_at[k + 1];
+            for (; q < end; q++) {
+                uint32_t m = x->sec_items[q];
+                if (x->placed[m]) continue;
+                if (x->mo[m] <= fl) break;
+                if (x->mo[m] < least) least = x->mo[m];
+            }
+            x->work += q - x->sec_at[k] + 1;
+            if (q == end && least != UINT64_MAX && least > fl) {
+                log_push(x, k, fl);
+                x->floor[k] = least;
+            }
+        }
+        x->work += x->adj_at[i + 1] - x->adj_at[i] + 2u * (a->b - a->a + 1);
+        if (sections_fit(x, p.lo, p.hi, off)) {
+            /* boundaries inside a's range lose an item across them */
+            uint32_t n_zero = 0;
+            bool many = false;
+            for (uint32_t k = a->a; k < a->b; k++)
+                if (--x->cuts[k] == 0 && k >= p.lo && k + 1 < p.hi) {
+                    if (n_zero < 64) zero_buf[n_zero++] = k;
+                    else many = true;
+                }
+            if (n_zero && !many) result = solve_pieces(x, p, zero_buf, n_zero);
+            else result = search(x, p, off, x->rank[i], left - 1);
+            for (uint32_t k = a->a; k < a->b; k++) x->cuts[k]++;
+        }
+        for (uint32_t k = a->a; k <= a->b; k++) x->total[k] += a->size;
+        while (x->n_log > umark) { /* floors raised by inference */
+            undo u = x->log[--x->n_log];
+            x->floor[u.idx] = u.old;
+        }
+        while (x->n_log > mmark) { /* minimum offsets */
+            undo u = x->log[--x->n_log];
+            x->mo[u.idx] = u.old;
+        }
+        while (x->n_log > fmark) { /* floors of a's sections */
+            undo u = x->log[--x->n_log];
+            x->floor[u.idx] = u.old;
+        }
+        x->placed[i] = 0;
+        if (result == X_NONE && hatless) break;
+    }
+    x->n_stack = base;
+    return result;
+}
+
+/* A part searched on its own: fresh ranks and canonical bound.  The ranks
+ * of its members are restored afterwards, since the enclosing search
+ * still compares them. */
+static int solve_part(xs *x, part p) {
+    uint32_t *saved = mp_xmalloc((p.n + 1) * sizeof *saved);
+    for (uint32_t q = 0; q < p.n; q++) saved[q] = x->rank[x->stack[p.at + q]];
+    rank_part(x, p);
+    int st = sections_fit(x, p.lo, p.hi, 0) ? search(x, p, 0, 0, p.n) : X_NONE;
+    for (uint32_t q = 0; q < p.n; q++) x->rank[x->stack[p.at + q]] = saved[q];
+    mp_xfree(saved);
+    return st;
+}
+
+/* ------------------------------------------------------------- set up */
+
+static int cmp_i32(const void *p, const void *q) {
+    int32_t a = *(const int32_t *)p, b = *(const int32_t *)q;
+    return (a > b) - (a < b);
+}
+
+static void reset(xs *x, const uint64_t *fixed_floor) {
+    memset(x->placed, 0, x->n);
+    memset(x->mo, 0, x->n * sizeof *x->mo);
+    memset(x->cuts, 0, (x->n_sec + 1) * sizeof *x->cuts);
+    for (uint32_t k = 0; k < x->n_sec; k++) {
+        x->floor[k] = fixed_floor[k];
+        x->total[k] = 0;
+    }
+    for (uint32_t i = 0; i < x->n; i++) {
+        const xitem *a = &x->it[i];
+        for (uint32_t k = a->a; k <= a->b; k++) {
+            x->total[k] += a->size;
+            if (fixed_floor[k] > x->mo[i]) x->mo[i] = fixed_floor[k];
+        }
+        for (uint32_t k = a->a; k < a->b; k++) x->cuts[k]++;
+    }
+    x->n_log = x->n_stack = 0;
+}
+
+/* Try capacity `cap`: FOUND (offsets in it[].off), NONE (proved
+ * infeasible) or ABORT (budget spent). */
+static int try_capacity(xs *x, uint64_t cap, const uint64_t *fixed_floor, uint64_t budget) {
+    static const char *const orders[] = {"WAT", "TAW", "TWA"};
+    x->cap = cap;
+    uint64_t start = x->work;
+    x->work_cap = mp_sat_add_u64(start, budget);
+    for (uint64_t limit = 2 * (uint64_t)x->n + 16;; limit *= 2) {
+        for (int h = 0; h < 3; h++) {
+            x->order = orders[h];
+            reset(x, fixed_floor);
+            x->nodes_left = limit;
+            /* the whole problem as one part, split where nothing spans */
+            part all = {0, 0, 0, x->n_sec};
+            for (uint32_t i = 0; i < x->n; i++) stack_push(x, i), all.n++;
+            uint32_t *zero = mp_xmalloc((x->n_sec + 1) * sizeof *zero), nz = 0;
+            for (uint32_t k = 0; k + 1 < x->n_sec; k++)
+                if (!x->cuts[k]) zero[nz++] = k;
+            int st = X_FOUND;
+            uint32_t lo = 0;
+            for (uint32_t z = 0; z <= nz && st == X_FOUND; z++) {
+                uint32_t hi = z < nz ? zero[z] + 1 : x->n_sec;
+                part piece = {x->n_stack, 0, lo, hi};
+                for (uint32_t i = 0; i < x->n; i++)
+                    if (x->it[i].a >= lo && x->it[i].a < hi) stack_push(x, i), piece.n++;
+                if (piece.n) st = solve_part(x, piece);
+                x->n_stack = piece.at;
+                lo = hi;
+            }
+            mp_xfree(zero);
+            x->n_stack = 0;
+            if (st != X_ABORT) return st;
+            if (x->work - start >= budget) return X_ABORT;
+        }
+    }
+}
+
+/* Table entries past which the exact search is not tried (4 bytes each). */
+#define EXACT_MAX_ENTRIES (UINT64_C(1) << 24)
+
+/* Overlapping pairs of the search's items (pack.c counts them). */
+static uint64_t count_conflicts(const xs *x) {
+    int32_t *s = mp_xmalloc((x->n + 1) * sizeof *s), *e = mp_xmalloc((x->n + 1) * sizeof *e);
+    for (uint32_t i = 0; i < x->n; i++) s[i] = x->it[i].s, e[i] = x->it[i].e;
+    uint64_t pairs = pk_count_conflicts(s, e, x->n, NULL);
+    mp_xfree(s);
+    mp_xfree(e);
+    return pairs;
+}
+
+uint64_t pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
+                  bool *proved, uint64_t *proved_bound, uint64_t *work) {
+    *proved = best <= lower;
+    *proved_bound = lower;
+    xs x = {0};
+    uint32_t *map = mp_xmalloc((n + 1) * sizeof *map);
+    x.it = mp_xcalloc(n + 1, sizeof *x.it);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].size || items[i].fixed) continue;
+        map[x.n] = i;
+        xitem *a = &x.it[x.n++];
+        a->size = items[i].size;
+        a->s = items[i].start;
+        a->e = items[i].end;
+        a->width = (uint64_t)(a->e - a->s + 1);
+        if (!mp_mul_u64(a->size, a->width, &a->area)) a->area = UINT64_MAX;
+    }
+    /* the search adds sizes without overflow checks: it runs only where
+     * the sizes and the fixed items' tops sum below 2^64 */
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) sum = mp_sat_add_u64(sum, items[i].size);
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed) sum = mp_sat_add_u64(sum, items[i].offset);
+    if (*proved || !x.n || sum == UINT64_MAX) {
+        mp_xfree(map);
+        mp_xfree(x.it);
+        return best;
+    }
+    /* sections: one per distinct end time */
+    int32_t *ends = mp_xmalloc((x.n + 1) * sizeof *ends);
+    for (uint32_t i = 0; i < x.n; i++) ends[i] = x.it[i].e;
+    qsort(ends, x.n, sizeof *ends, cmp_i32);
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < x.n; i++)
+        if (!ns || ends[ns - 1] != ends[i]) ends[ns++] = ends[i];
+    x.n_sec = ns;
+    for (uint32_t i = 0; i < x.n; i++) {
+        uint32_t lo = 0, hi = ns;
+        while (lo < hi) { /* first end time at or after the start */
+            uint32_t mid = (lo + hi) / 2;
+            if (ends[mid] < x.it[i].s) lo = mid + 1;
+            else hi = mid;
+        }
+        x.it[i].a = lo;
+        lo = 0, hi = ns;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (ends[mid] < x.it[i].e) lo = mid + 1;
+            else hi = mid;
+        }
+        x.it[i].b = lo;
+    }
+    /* the search's tables (every conflict pair, every item in each section
+     * it spans) and the quadratic scan that builds them must fit the
+     * budget and memory: past that the search is not tried at all */
+    uint64_t spans = 0, entries;
+    for (uint32_t i = 0; i < x.n; i++) spans += (uint64_t)(x.it[i].b - x.it[i].a) + 1;
+    entries = 2 * count_conflicts(&x) + spans;
+    if (entries > EXACT_MAX_ENTRIES || entries + (uint64_t)x.n * x.n / 2 > budget) {
+        mp_xfree(ends);
+        mp_xfree(map);
+        mp_xfree(x.it);
+        *work += (uint64_t)x.n;
+        return best;
+    }
+    uint64_t *fixed_floor = mp_xcalloc(ns + 1, sizeof *fixed_floor);
+    for (uint32_t i = 0; i < n; i++) { /* fixed items raise the floors they cover */
+        if (!items[i].fixed || !items[i].size) continue;
+        uint64_t top = items[i].offset + items[i].size;
+        for (uint32_t k = 0; k < ns; k++)
+            if (ends[k] >= items[i].start && ends[k] <= items[i].end && top > fixed_floor[k])
+                fixed_floor[k] = top;
+    }
+    x.adj_at = mp_xcalloc(x.n + 2, sizeof *x.adj_at); /* conflicts: small n, a plain scan */
+    size_t cap_adj = 0, na = 0;
+    for (uint32_t i = 0; i < x.n; i++) {
+        x.adj_at[i] = (uint32_t)na;
+        for (uint32_t j = 0; j < x.n; j++)
+            if (j != i && x.it[i].s <= x.it[j].e && x.it[j].s <= x.it[i].e)
+                MP_VEC_PUSH(x.adj, na, cap_adj, j);
+    }
+    x.adj_at[x.n] = (uint32_t)na;
+    x.sec_at = mp_xcalloc(ns + 2, sizeof *x.sec_at);
+    for (uint32_t i = 0; i < x.n; i++)
+        for (uint32_t k = x.it[i].a; k <= x.it[i].b; k++) x.sec_at[k + 1]++;
+    for (uint32_t k = 0; k < ns; k++) x.sec_at[k + 1] += x.sec_at[k];
+    x.sec_items = mp_xmalloc((x.sec_at[ns] + 1) * sizeof *x.sec_items);
+    uint32_t *at = mp_xmalloc((ns + 1) * sizeof *at);
+    memcpy(at, x.sec_at, (ns + 1) * sizeof *at);
+    for (uint32_t i = 0; i < x.n; i++)
+        for (uint32_t k = x.it[i].a; k <= x.it[i].b; k++) x.sec_items[at[k]++] = i;
+    mp_xfree(at);
+    x.touched = mp_xcalloc(ns + 1, 1);
+    x.touched_list = mp_xmalloc((ns + 1) * sizeof *x.touched_list);
+    x.mo = mp_xcalloc(x.n + 1, sizeof *x.mo);
+    x.placed = mp_xcalloc(x.n + 1, 1);
+    x.rank = mp_xcalloc(x.n + 1, sizeof *x.rank);
+    x.floor = mp_xcalloc(ns + 1, sizeof *x.floor);
+    x.total = mp_xcalloc(ns + 1, sizeof *x.total);
+    x.cuts = mp_xcalloc(ns + 1, sizeof *x.cuts);
+    /* minimise the capacity: the lower bound first, then bisection below
+     * the best layout; an attempt that runs out of budget proves nothing */
+    uint64_t lo = lower, left = budget;
+    bool unknown = false, first = true;
+    while (lo < best && left) {
+        uint64_t cap = first ? lower : lo + (best - 1 - lo) / 2;
+        uint64_t share = first ? left / 3 : left / 3 + 1;
+        first = false;
+        uint64_t before = x.work;
+        int st = try_capacity(&x, cap, fixed_floor, share);
+        uint64_t used = x.work - before;
+
+        left = used >= left ? 0 : left - used;
+        if (st == X_FOUND) {
+            uint64_t peak = 0;
+            for (uint32_t i = 0; i < x.n; i++) {
+                items[map[i]].offset = x.it[i].off;
+                if (x.it[i].off + x.it[i].size > peak) peak = x.it[i].off + x.it[i].size;
+            }
+            for (uint32_t i = 0; i < n; i++)
+                if (items[i].fixed && items[i].offset + items[i].size > peak)
+                    peak = items[i].offset + items[i].size;
+            best = peak;
+        } else {
+            if (st == X_NONE && !unknown) *proved_bound = cap + 1;
+            if (st == X_ABORT) unknown = true;
+            lo = cap + 1;
+        }
+    }
+    *proved = best <= lower || (!unknown && lo >= best);
+    if (*proved) *proved_bound = best;
+    *work += x.work;
+    mp_xfree(ends);
+    mp_xfree(fixed_floor);
+    mp_xfree(x.adj_at);
+    mp_xfree(x.adj);
+    mp_xfree(x.sec_at);
+    mp_xfree(x.sec_items);
+    mp_xfree(x.touched);
+    mp_xfree(x.touched_list);
+    mp_xfree(x.mo);
+    mp_xfree(x.placed);
+    mp_xfree(x.rank);
+    mp_xfree(x.floor);
+    mp_xfree(x.total);
+    mp_xfree(x.cuts);
+    mp_xfree(x.log);
+    mp_xfree(x.stack);
+    mp_xfree(map);
+    mp_xfree(x.it);
+    return best;
+}

@@ -1,0 +1,281 @@
+/* layout.c - the optimized planner's layout of a program: one item list
+ * per graph and buffer (an in-place family is one item at its root's
+ * offset, live over the hull of its members; a control-flow node's
+ * sub-graphs are one item live at that node alone, as large as the largest
+ * of them), packed by pack.c; and where the effort goes.  Sub-graphs first
+ * get a quick layout, and full effort goes where it can lower the total:
+ * most sub-graphs of a large program sit where their size does not decide
+ * the peak. */
+#include "opt_internal.h"
+
+static uint64_t round_up(uint64_t v, uint32_t a) {
+    uint64_t r;
+    if (v % a == 0) return v;
+    return mp_add_u64(v, a - v % a, &r) ? r : UINT64_MAX;
+}
+
+/* Bytes the sub-graphs of node `n` need in buffer b (0 when none): as
+ * laid out, or (bound) at their lower bounds. */
+static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b, bool bound) {
+    uint64_t need = 0;
+    for (int s = 0; s < 2; s++) {
+        int32_t sg = nd->sub[s];
+        if (sg < 0 || b >= c->g[sg].n_buf) continue;
+        uint64_t v = round_up(bound ? c->g[sg].hlb[b] : c->g[sg].local[b], c->o->alignment);
+        if (v > need) need = v;
+    }
+    return need;
+}
+
+typedef struct itemv {
+    pk_item *v;
+    size_t n, cap;
+    int32_t *who; /* family root tensor, or -(node + 1) for a sub-graph item */
+    size_t wcap;
+} itemv;
+
+static void push_item(itemv *iv, pk_item it, int32_t who) {
+    MP_VEC_PUSH(iv->v, iv->n, iv->cap, it);
+    size_t n = iv->n - 1;
+    MP_VEC_PUSH(iv->who, n, iv->wcap, who);
+}
+
+/* Whether every item of a packed layout ends within 64 bits.  The packer's
+ * tops saturate at UINT64_MAX, so a peak of UINT64_MAX is either a layout
+ * that ends exactly at 2^64 - 1 (valid) or one past 64 bits; only the items
+ * tell them apart: an overflowing top leaves an item whose end overflows. */
+static bool layout_fits(const pk_item *items, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        uint64_t end;
+        if (!mp_add_u64(items[k].offset, items[k].size, &end)) return false;
+    }
+    return true;
+}
+
+/* The live-bytes bounds of a buffer's items: lb with the sub-graph items
+ * as laid out, hlb with each at its sub-graph's own bound (no layout of
+ * the sub-graphs can do better); `hot` marks the nodes whose sub-graph
+ * item is live where lb is reached (shrinking it may lower the bound).
+ * Sums past 64 bits give no bound: hlb 0 and every node hot. */
+static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *iv, uint64_t pad,
+                          uint64_t lower, uint8_t *hot) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    uint32_t nn = g->n_nodes;
+    bool blocks = false;
+    for (size_t k = 0; k < iv->n && !blocks; k++) blocks = iv->who[k] < 0 && iv->who[k] != INT32_MIN;
+    if (!blocks) { /* no sub-graph item: both bounds are the packer's own */
+        uint64_t sum = 0;
+        bool wrapped = false;
+        for (size_t k = 0; k < iv->n; k++) wrapped |= !mp_add_u64(sum, iv->v[k].size, &sum);
+        G->lb[b] = G->hlb[b] = wrapped ? 0 : mp_sat_add_u64(lower, pad);
+        if (hot) memset(hot, wrapped, nn);
+        return;
+    }
+    uint64_t *d = mp_xcalloc(nn + 2, sizeof *d), *dh = mp_xcalloc(nn + 2, sizeof *dh), sum = 0;
+    bool wrapped = false;
+    for (size_t k = 0; k < iv->n; k++) {
+        const pk_item *it = &iv->v[k];
+        uint64_t sz = it->size, szh = sz;
+        if (iv->who[k] < 0 && iv->who[k] != INT32_MIN)
+            szh = node_need(c, &g->nodes[-iv->who[k] - 1], b, true);
+        wrapped |= !mp_add_u64(sum, sz, &sum);
+        d[it->start] += sz, d[it->end + 1] -= sz;
+        dh[it->start] += szh, dh[it->end + 1] -= szh;
+    }
+    uint64_t live = 0, liveh = 0, lb = 0, hlb = 0;
+    for (uint32_t t = 0; t <= nn; t++) {
+        live += d[t], liveh += dh[t];
+        if (live > lb) lb = live;
+        if (liveh > hlb) hlb = liveh;
+    }
+    live = 0;
+    for (uint32_t t = 0; hot && t < nn; t++) {
+        live += d[t];
+        hot[t] = wrapped || live == lb;
+    }
+    G->lb[b] = wrapped ? 0 : mp_sat_add_u64(lb, pad);
+    G->hlb[b] = wrapped ? 0 : mp_sat_add_u64(hlb, pad);
+    mp_xfree(d);
+    mp_xfree(dh);
+}
+
+static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    /* at most one item per planned tensor and one per node */
+    size_t most = (size_t)G->n_specs + g->n_nodes + 2;
+    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
+    int32_t *slot = mp_xmalloc((g->n_tensors + 1) * sizeof *slot);
+    for (uint32_t t = 0; t < g->n_tensors; t++) slot[t] = -1;
+    bool own = false;
+    for (uint32_t i = 0; i < G->n_specs; i++) { /* one item per family */
+        int32_t t = G->specs[i], r = G->family[t];
+        if ((uint32_t)G->bidx[t] != b) continue;
+        own = true;
+        int32_t s0 = G->life.start[t], e0 = G->life.end[t];
+        if (slot[r] < 0) {
+            slot[r] = (int32_t)iv.n;
+            push_item(&iv, (pk_item){G->asize[r], s0, e0, false, 0}, r);
+        }
+        pk_item *it = &iv.v[slot[r]];
+        if (s0 < it->start) it->start = s0;
+        if (e0 > it->end) it->end = e0;
+    }
+    uint64_t reserve = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        uint64_t need = node_need(c, &g->nodes[i], b, false);
+        if (!need) continue;
+        if (c->tree) push_item(&iv, (pk_item){need, (int32_t)i, (int32_t)i, false, 0}, -(int32_t)i - 1);
+        else if (need > reserve) reserve = need;
+    }
+    if (reserve) /* shared sub-graphs: ExecuTorch's reservation at 0 */
+        push_item(&iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
+    uint64_t share = c->total_items ? c->work_total * iv.n / c->total_items : 0;
+    /* bottom-up runs cost n sqrt(n) a buffer: all of them in programs of
+     * up to 2^17 planned tensors, fewer in larger ones, at least one (mixed
+     * graphs of 10^6 tensors hold dozens of dense buffers of 10^4+ items) */
+    uint64_t bu = c->total_specs <= (UINT64_C(1) << 17)
+                      ? PK_BOTTOM_UP_RUNS
+                      : PK_BOTTOM_UP_RUNS * (UINT64_C(1) << 17) / c->total_specs;
+    pk_params prm = {share < 4000 ? 4000 : share, c->o->exact,
+                     (uint64_t)c->o->exact_ms * PK_EXACT_WORK_PER_MS, bu ? (uint32_t)bu : 1, quick};
+    pk_stats st;
+    uint64_t peak;
+    if (c->pack) { /* a peer planner: its packer, and the bound for the effort rules */
+        peak = c->pack(iv.v, (uint32_t)iv.n);
+        memset(&st, 0, sizeof st);
+        st.lower_bound = pk_lower_bound(iv.v, (uint32_t)iv.n);
+    } else {
+        peak = pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
+    }
+    if (c->o->exact && st.exact_ran)
+        mp_buf_printf(&c->notes, "exact: graph %s buffer %u: %s %llu bytes, lower bound %llu%s\n",
+                      g->name, b, st.optimal ? "optimal" : "best", (unsigned long long)peak,
+                      (unsigned long long)st.proved_bound,
+                      st.optimal ? "" : " (not proved optimal within the limit)");
+    uint64_t pad = own && G->xnnpack ? 64 : 0;
+    int rc = MP_OK;
+    if ((peak == UINT64_MAX && !layout_fits(iv.v, iv.n)) || !mp_add_u64(peak, pad, &G->local[b]))
+        rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
+    if (c->tree) buffer_bounds(c, gi, b, &iv, pad, st.lower_bound, hot);
+    G->full[b] = !quick;
+    for (size_t k = 0; k < iv.n; k++) {
+        int32_t who = iv.who[k];
+        if (who == INT32_MIN) continue;
+        if (who >= 0) {
+            G->loff[who] = iv.v[k].offset;
+        } else {
+            uint32_t node = (uint32_t)(-who - 1);
+            if (!G->block[node]) G->block[node] = mp_xcalloc(G->n_buf + 1, sizeof(uint64_t));
+            G->block[node][b] = iv.v[k].offset;
+        }
+    }
+    for (uint32_t i = 0; i < G->n_specs; i++) { /* members sit at their root */
+        int32_t t = G->specs[i];
+        if ((uint32_t)G->bidx[t] == b) G->loff[t] = G->loff[G->family[t]];
+    }
+    mp_xfree(iv.v);
+    mp_xfree(iv.who);
+    mp_xfree(slot);
+    return rc;
+}
+
+/* A graph's buffer count (its own and its sub-graphs'), children first. */
+static void size_graph(octx *c, uint32_t gi) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    uint32_t nb = 2;
+    for (uint32_t i = 0; i < G->n_specs; i++)
+        if ((uint32_t)G->bidx[G->specs[i]] + 1 > nb) nb = (uint32_t)G->bidx[G->specs[i]] + 1;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (int s = 0; s < 2; s++)
+            if (g->nodes[i].sub[s] >= 0 && c->g[g->nodes[i].sub[s]].n_buf > nb)
+                nb = c->g[g->nodes[i].sub[s]].n_buf;
+    G->n_buf = nb;
+    G->local = mp_xcalloc(nb + 1, sizeof *G->local);
+    G->base = mp_xcalloc(nb + 1, sizeof *G->base);
+    G->lb = mp_xcalloc(nb + 1, sizeof *G->lb);
+    G->hlb = mp_xcalloc(nb + 1, sizeof *G->hlb);
+    G->full = mp_xcalloc(nb + 1, 1);
+}
+
+/* Rounds of re-layout a graph gets as its sub-graphs shrink. */
+#define REFINE_ROUNDS 8
+
+/* Full effort for graph gi's buffer b, and for those of its sub-graphs
+ * whose size can still matter: the layout reaches its live-bytes bound
+ * (then only a sub-graph live where the bound is reached can lower it),
+ * or it does not (then any sub-graph may).  A sub-graph at its own bound
+ * has nothing to gain.  Each sub-graph shrunk, the graph is laid out
+ * again. */
+static int refine(octx *c, uint32_t gi, uint32_t b) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    uint8_t *hot = mp_xcalloc(g->n_nodes + 1, 1);
+    int rc = layout_buffer(c, gi, b, false, hot);
+    for (int round = 0; rc == MP_OK && round < REFINE_ROUNDS && G->local[b] > G->hlb[b]; round++) {
+        bool tight = G->local[b] == G->lb[b], shrunk = false;
+        for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++)
+            for (int s = 0; s < 2 && rc == MP_OK; s++) {
+                int32_t sg = g->nodes[i].sub[s];
+                if (sg < 0 || (tight && !hot[i]) || b >= c->g[sg].n_buf) continue;
+                ograph *S = &c->g[sg];
+                if (S->full[b] || S->local[b] <= S->hlb[b]) continue;
+                uint64_t before = S->local[b];
+                rc = refine(c, (uint32_t)sg, b);
+                shrunk |= S->local[b] < before;
+            }
+        if (!shrunk) break;
+        if (rc == MP_OK) rc = layout_buffer(c, gi, b, false, hot);
+    }
+    mp_xfree(hot);
+    return rc;
+}
+
+/* Every graph laid out.  In a tree of graphs (lazy effort), sub-graphs
+ * first get a quick layout each, then the entry is refined.  Shared
+ * sub-graphs (reserved for the parent's whole life, so their size always
+ * counts) and --exact (which proves each buffer on its own) get full effort
+ * everywhere.  Buffers are independent: each is a tree problem of its own. */
+static int layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
+    int rc = MP_OK;
+    for (uint32_t k = 0; k < n; k++) size_graph(c, (uint32_t)order[k]);
+    if (!c->tree || c->o->exact || effort == MP_OPT_FULL) {
+        for (uint32_t k = 0; k < n && rc == MP_OK; k++)
+            for (uint32_t b = 1; b < c->g[order[k]].n_buf && rc == MP_OK; b++)
+                rc = layout_buffer(c, (uint32_t)order[k], b, false, NULL);
+        return rc;
+    }
+    /* the entry (graph 0, last in children-first order) has every buffer */
+    for (uint32_t b = 1; b < c->g[0].n_buf && rc == MP_OK; b++) {
+        for (uint32_t k = 0; k + 1 < n && rc == MP_OK; k++)
+            if (b < c->g[order[k]].n_buf) rc = layout_buffer(c, (uint32_t)order[k], b, true, NULL);
+        if (rc != MP_OK) break;
+        rc = effort == MP_OPT_QUICK ? layout_buffer(c, 0, b, false, NULL) : refine(c, 0, b);
+    }
+    return rc;
+}
+
+/* Sub-graph regions start at their node's item (tree), or at 0. */
+static void place_bases(octx *c, const int32_t *order, uint32_t n) {
+    for (uint32_t k = n; k-- > 0;) { /* parents before children */
+        int32_t gi = order[k];
+        const mp_graphdef *g = &c->prog->graphs[gi];
+        const ograph *G = &c->g[gi];
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            for (int s = 0; s < 2; s++) {
+                int32_t sg = g->nodes[i].sub[s];
+                if (sg < 0) continue;
+                ograph *S = &c->g[sg];
+                for (uint32_t b = 1; b < S->n_buf; b++)
+                    S->base[b] = c->tree && G->block[i] && b < G->n_buf ? G->base[b] + G->block[i][b] : 0;
+            }
+    }
+}
+
+int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
+    int rc = layout_graphs(c, order, n, effort);
+    if (rc == MP_OK) place_bases(c, order, n);
+    return rc;
+}

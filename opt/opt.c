@@ -1,0 +1,368 @@
+/* opt.c - the optimized planner (`--algo opt`): the semantics of the
+ * repaired reference mode (same planned tensors, same buffer table, same
+ * refusals, same file format) with a better layout.
+ *
+ * This file checks the graphs as the reference does, finds their shape
+ * (children-first order, whether every sub-graph is run by one node) and
+ * writes the plan; layout.c lays the buffers out (pack.c packs each).
+ * A control-flow node's sub-graphs sit in one block live at that node
+ * alone, so parent tensors dead there reuse its bytes.  That needs every
+ * sub-graph to be run by one node only (a tree of graphs); when a graph is
+ * shared, every sub-graph is reserved at offset 0 for its parent's whole
+ * life instead, as ExecuTorch does.  On small programs the planner also
+ * runs the reference greedy and keeps whichever plan needs fewer bytes, so
+ * it never does worse. */
+#include "opt_internal.h"
+#include "ref.h" /* the fallback: the reference greedy */
+
+#include <stdio.h>
+
+#define SAFETY_NET_TENSORS 3000 /* run greedy too up to this many tensors */
+
+
+/* ------------------------------------------------------------- checks */
+
+static int check_pools(octx *c, uint32_t gi) {
+    const ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    bool non_cpu = false, pools = false;
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        non_cpu |= g->tensors[G->specs[i]].device.type != MP_DEV_CPU;
+        pools |= g->tensors[G->specs[i]].mem_id != 0;
+    }
+    if (c->o->per_device && non_cpu && pools)
+        return mp_err_set(c->err, MP_EPLAN,
+                          "graph '%s': per-device planning cannot be combined with "
+                          "pre-assigned mem_id pools (ExecuTorch raises NotImplementedError)",
+                          g->name);
+    return MP_OK;
+}
+
+/* The reference's in-place rules: the base (through views) is planned in
+ * the same partition, the chain is no cycle, the tensor is no larger. */
+static int check_inplace(octx *c, uint32_t gi) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    for (uint32_t t = 0; t < g->n_tensors; t++) G->family[t] = (int32_t)t;
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        int32_t t = G->specs[i];
+        const mp_tensor *x = &g->tensors[t];
+        if (x->inplace_base < 0) continue;
+        int32_t b = g->tensors[x->inplace_base].root;
+        bool same = !c->o->per_device || mp_device_eq(g->tensors[b].device, x->device);
+        if (!G->planned[b] || !same)
+            return mp_err_set(c->err, MP_EPLAN,
+                              "in-place tensor '%s': its base '%s' is not planned here, or "
+                              "the in-place chain is a cycle", x->name,
+                              g->tensors[x->inplace_base].name);
+        if (G->asize[t] > G->asize[b])
+            return mp_err_set(c->err, MP_EPLAN,
+                              "in-place tensor '%s' (aligned size %llu) is larger than its "
+                              "base '%s' (%llu)", x->name, (unsigned long long)G->asize[t],
+                              g->tensors[b].name, (unsigned long long)G->asize[b]);
+    }
+    for (uint32_t i = 0; i < G->n_specs; i++) { /* follow chains to their roots */
+        int32_t t = G->specs[i], r = mp_inplace_root(g, t);
+        if (r < 0)
+            return mp_err_set(c->err, MP_EPLAN,
+                              "in-place tensor '%s': its base '%s' is not planned here, "
+                              "or the in-place chain is a cycle", g->tensors[t].name,
+                              g->tensors[g->tensors[t].inplace_base].name);
+        G->family[t] = r;
+    }
+    return MP_OK;
+}
+
+static int prepare(octx *c, uint32_t gi) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    uint32_t n = g->n_tensors + 1;
+    if (!G->have_life) mp_life_compute(g, &G->life);
+    G->have_life = G->done = true;
+    G->n_specs = mp_life_planned(g, &G->life, mp_context_flags(c->o, gi, c->map_body), &G->specs);
+    G->planned = mp_xcalloc(n, 1);
+    G->family = mp_xmalloc(n * sizeof *G->family);
+    G->asize = mp_xcalloc(n, sizeof *G->asize);
+    G->bidx = mp_xcalloc(n, sizeof *G->bidx);
+    G->loff = mp_xcalloc(n, sizeof *G->loff);
+    G->block = mp_xcalloc(g->n_nodes + 1, sizeof *G->block);
+    G->xnnpack = mp_graph_has_xnnpack(g);
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        int32_t t = G->specs[i];
+        G->planned[t] = 1;
+        G->asize[t] = mp_ref_align_exact(g->tensors[t].size, c->o->alignment);
+        G->bidx[t] = mp_table_index(&c->table, c->o, &g->tensors[t]);
+    }
+    int rc = check_pools(c, gi);
+    if (rc == MP_OK) rc = check_inplace(c, gi);
+    for (uint32_t i = 0; rc == MP_OK && i < G->n_specs; i++) {
+        int32_t t = G->specs[i];
+        G->bidx[t] = G->bidx[G->family[t]]; /* an in-place tensor lives in its base's pool */
+    }
+    return rc;
+}
+
+/* -------------------------------------------------------- graph shape */
+
+/* Every reachable non-entry graph is run by exactly one node. */
+static bool is_tree(const octx *c) {
+    uint32_t ng = c->prog->n_graphs;
+    uint32_t *users = mp_xcalloc(ng + 1, sizeof *users);
+    for (uint32_t gi = 0; gi < ng; gi++) {
+        if (!c->reach[gi]) continue;
+        const mp_graphdef *g = &c->prog->graphs[gi];
+        for (uint32_t i = 0; i < g->n_nodes; i++) {
+            int32_t a = g->nodes[i].sub[0], b = g->nodes[i].sub[1];
+            if (a >= 0) users[a]++;
+            if (b >= 0 && b != a) users[b]++;
+        }
+    }
+    bool tree = true;
+    for (uint32_t gi = 1; gi < ng; gi++) tree &= !c->reach[gi] || users[gi] <= 1;
+    tree &= users[0] == 0;
+    mp_xfree(users);
+    return tree;
+}
+
+/* Reachable graphs, children first; also the deepest nesting. */
+static int32_t *postorder(const octx *c, uint32_t *count, uint32_t *depth) {
+    uint32_t ng = c->prog->n_graphs, k = 0;
+    int32_t *order = mp_xmalloc((ng + 1) * sizeof *order);
+    uint32_t *height = mp_xcalloc(ng + 1, sizeof *height);
+    uint8_t *state = mp_xcalloc(ng + 1, 1);
+    struct fr {
+        int32_t g;
+        uint32_t node;
+        int slot;
+    } *st = mp_xmalloc((ng + 1) * sizeof *st);
+    size_t sp = 0;
+    st[sp++] = (struct fr){0, 0, 0};
+    state[0] = 1;
+    while (sp) {
+        struct fr *f = &st[sp - 1];
+        const mp_graphdef *g = &c->prog->graphs[f->g];
+        if (f->node == g->n_nodes) {
+            uint32_t h = 0;
+            for (uint32_t i = 0; i < g->n_nodes; i++)
+                for (int s = 0; s < 2; s++)
+                    if (g->nodes[i].sub[s] >= 0 && height[g->nodes[i].sub[s]] > h)
+                        h = height[g->nodes[i].sub[s]];
+            height[f->g] = h + 1;
+            order[k++] = f->g;
+            state[f->g] = 2;
+            sp--;
+            continue;
+        }
+        int32_t child = g->nodes[f->node].sub[f->slot];
+        if (++f->slot == 2) f->slot = 0, f->node++;
+        if (child >= 0 && !state[child]) {
+            state[child] = 1;
+            st[sp++] = (struct fr){child, 0, 0};
+        }
+    }
+    *count = k;
+    *depth = height[0] ? height[0] - 1 : 0;
+    mp_xfree(height);
+    mp_xfree(state);
+    mp_xfree(st);
+    return order;
+}
+
+/* -------------------------------------------------------------- output */
+
+static mp_device device_of(const octx *c, uint32_t b) {
+    for (uint32_t k = 0; k < c->table.n; k++) {
+        const mp_slot *s = &c->table.slots[k];
+        if (b >= s->base && b < s->base + s->pools) return s->dev;
+    }
+    return (mp_device){MP_DEV_CPU, 0};
+}
+
+static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *A) {
+    const ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    gp->name = g->name;
+    gp->graph = (int32_t)gi;
+    gp->n_buffers = gp->n_devices = G->n_buf;
+    gp->buffers = mp_arena_alloc(A, G->n_buf * sizeof *gp->buffers);
+    gp->devices = mp_arena_alloc(A, G->n_buf * sizeof *gp->devices);
+    uint8_t *has = mp_xcalloc(G->n_buf + 1, 1); /* zero-size tensors count too */
+    for (uint32_t i = 0; i < G->n_specs; i++) has[G->bidx[G->specs[i]]] = 1;
+    for (uint32_t b = 0; b < G->n_buf; b++) {
+        gp->devices[b] = b ? device_of(c, b) : (mp_device){MP_DEV_CPU, 0};
+        gp->buffers[b] = b && (G->local[b] || has[b]) ? G->base[b] + G->local[b] : 0;
+    }
+    mp_xfree(has);
+    gp->allocs = mp_arena_alloc(A, (G->n_specs + 1) * sizeof *gp->allocs);
+    uint64_t *next = mp_xcalloc(G->n_buf + 1, sizeof *next);
+    int64_t *obj = mp_xmalloc((g->n_tensors + 1) * sizeof *obj);
+    for (uint32_t t = 0; t < g->n_tensors; t++) obj[t] = -1;
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        if (!G->planned[t]) continue;
+        int32_t r = G->family[t];
+        uint32_t b = (uint32_t)G->bidx[t];
+        if (obj[r] < 0) obj[r] = (int64_t)next[b]++;
+        mp_alloc *a = &gp->allocs[gp->n_allocs++];
+        a->name = g->tensors[t].name;
+        a->tensor = (int32_t)t;
+        a->mem_id = b;
+        a->obj = (uint64_t)obj[r];
+        a->offset = G->base[b] + G->loff[t];
+        a->size = G->asize[t];
+        a->life_start = G->life.start[t];
+        a->life_end = G->life.end[t];
+    }
+    mp_xfree(next);
+    mp_xfree(obj);
+    mp_add_frees(g, &G->life, gp, A);
+}
+
+static mp_plan *build_plan(const octx *c) {
+    mp_plan *plan = mp_plan_new(c->o, c->algo_name);
+    mp_arena *A = plan->arena;
+    uint32_t nb = 0;
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) nb += c->reach[gi];
+    plan->graphs = mp_arena_alloc(A, (nb + 1) * sizeof *plan->graphs);
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++)
+        if (c->reach[gi]) fill_block(c, gi, &plan->graphs[plan->n_graphs++], A);
+    if (c->notes.len) plan->notes = mp_arena_strndup(A, c->notes.data, c->notes.len);
+    return plan;
+}
+
+/* ------------------------------------------------------------- driver */
+
+static void free_ctx(octx *c) {
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) {
+        ograph *G = &c->g[gi];
+        if (G->have_life) mp_life_free(&G->life);
+        if (!G->done) continue;
+        mp_xfree(G->specs);
+        mp_xfree(G->planned);
+        mp_xfree(G->family);
+        mp_xfree(G->asize);
+        mp_xfree(G->bidx);
+        mp_xfree(G->loff);
+        mp_xfree(G->local);
+        mp_xfree(G->base);
+        mp_xfree(G->lb);
+        mp_xfree(G->hlb);
+        mp_xfree(G->full);
+        for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++)
+            if (G->block[i]) mp_xfree(G->block[i]); /* few nodes have one */
+        mp_xfree(G->block);
+    }
+    mp_xfree(c->g);
+    mp_xfree(c->reach);
+    mp_xfree(c->map_body);
+    mp_table_free(&c->table);
+    mp_buf_free(&c->notes);
+}
+
+/* A reference greedy plan handed out as opt's, with opt's notes. */
+static void relabel_as_opt(mp_plan *greedy, const char *notes) {
+    greedy->opts.algo = MP_ALGO_OPT;
+    greedy->algo_name = "opt";
+    greedy->notes = notes ? mp_arena_strndup(greedy->arena, notes, strlen(notes)) : NULL;
+}
+
+/* The reference greedy's plan (repaired mode) with the same options, or
+ * NULL when it refuses the program. */
+static mp_plan *greedy_plan(const mp_program *prog, const mp_options *o) {
+    mp_options go = *o;
+    go.algo = MP_ALGO_GREEDY;
+    go.et_exact = false;
+    mp_err err;
+    return mp_ref_greedy_plan(prog, &go, &err);
+}
+
+/* The reference greedy (repaired mode) as a candidate, for small programs. */
+static mp_plan *safety_net(const mp_program *prog, const mp_options *o, mp_plan *mine) {
+    uint64_t n = 0;
+    for (uint32_t gi = 0; gi < prog->n_graphs; gi++) n += prog->graphs[gi].n_tensors;
+    if (n > SAFETY_NET_TENSORS) return mine;
+    mp_plan *greedy = greedy_plan(prog, o);
+    if (!greedy || mp_plan_total_bytes(greedy) >= mp_plan_total_bytes(mine)) {
+        mp_plan_free(greedy);
+        return mine;
+    }
+    relabel_as_opt(greedy, mine->notes);
+    mp_plan_free(mine);
+    return greedy;
+}
+
+/* The packer refused a layout past 64 bits.  Its constructions can each
+ * overflow where greedy's still fits (greedy's objects can end exactly at
+ * 2^64 - 1), so opt falls back to the reference greedy at any size rather
+ * than refuse a graph greedy plans: opt never refuses where greedy plans. */
+static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_err *err) {
+    mp_plan *greedy = greedy_plan(prog, o);
+    if (!greedy) return NULL; /* keep opt's own message */
+    mp_err_clear(err);
+    relabel_as_opt(greedy, NULL);
+    return greedy;
+}
+
+/* The program planned by opt's driver: every buffer laid out by `pack`
+ * (NULL: opt's own packer, with `effort`).  NULL with err set when the
+ * program cannot be planned. */
+static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
+                      pk_packer pack, const char *algo_name, mp_err *err) {
+    mp_err_clear(err);
+    if (o->alignment < 1 || o->alignment > MP_MAX_ALIGNMENT) {
+        mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u", (unsigned)MP_MAX_ALIGNMENT);
+        return NULL;
+    }
+    uint32_t ng = prog->n_graphs;
+    octx c = {0};
+    c.prog = prog;
+    c.o = o;
+    c.err = err;
+    c.pack = pack;
+    c.algo_name = algo_name;
+    c.reach = mp_xcalloc(ng + 1, sizeof *c.reach);
+    mp_graph_reachable(prog, c.reach);
+    c.map_body = mp_map_bodies(prog, c.reach);
+    c.g = mp_xcalloc(ng + 1, sizeof *c.g);
+    const mp_life **lives = mp_xcalloc(ng + 1, sizeof *lives);
+    for (uint32_t gi = 0; gi < ng; gi++)
+        if (c.reach[gi]) {
+            mp_life_compute(&prog->graphs[gi], &c.g[gi].life);
+            c.g[gi].have_life = true;
+            lives[gi] = &c.g[gi].life;
+        }
+    mp_table_build(&c.table, prog, o, c.reach, c.map_body, lives);
+    mp_xfree(lives);
+    uint32_t n_order, depth;
+    int32_t *order = postorder(&c, &n_order, &depth);
+    int rc = MP_OK;
+    if (depth > MP_MAX_DEPTH)
+        rc = mp_err_set(err, MP_EPLAN, "control flow nested deeper than %d levels", MP_MAX_DEPTH);
+    for (uint32_t k = 0; k < n_order && rc == MP_OK; k++) {
+        rc = prepare(&c, (uint32_t)order[k]);
+        c.total_items += c.g[order[k]].n_specs + prog->graphs[order[k]].n_nodes;
+        c.total_specs += c.g[order[k]].n_specs;
+    }
+    c.tree = is_tree(&c);
+    c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
+    if (rc == MP_OK) rc = mp_opt_layout_program(&c, order, n_order, effort);
+    mp_plan *plan = rc == MP_OK ? build_plan(&c) : NULL;
+    mp_xfree(order);
+    free_ctx(&c);
+    return plan;
+}
+
+mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
+                            mp_err *err) {
+    mp_plan *plan = drive(prog, o, effort, NULL, "opt", err);
+    if (!plan && err->limit) return limit_fallback(prog, o, err);
+    return plan ? safety_net(prog, o, plan) : NULL;
+}
+
+mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+    return mp_opt_plan_effort(prog, o, MP_OPT_LAZY, err);
+}
+
+mp_plan *mp_opt_plan_packed(const mp_program *prog, const mp_options *o, pk_packer pack,
+                            const char *algo_name, mp_err *err) {
+    return drive(prog, o, MP_OPT_FULL, pack, algo_name, err);
+}

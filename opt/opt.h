@@ -1,0 +1,35 @@
+/* opt.h - what the optimized planner offers the layers above it: its plan
+ * functions (the planner table's "opt"), and its program driver with
+ * another packer for the peer planners (peers/), which then plan the same
+ * problem model (control flow, devices, pools, in-place families,
+ * alignment) and differ only in how one buffer's items are placed. */
+#ifndef MP_OPT_H
+#define MP_OPT_H
+
+#include "pack.h"
+
+/* How much effort each sub-graph's layout gets. */
+typedef enum mp_opt_effort {
+    MP_OPT_LAZY,  /* quick layouts, full effort where it can lower the total */
+    MP_OPT_FULL,  /* full effort for every buffer of every graph */
+    MP_OPT_QUICK, /* quick layouts for every sub-graph (tests: the baseline) */
+} mp_opt_effort;
+
+/* The optimized planner (MP_OPT_LAZY). */
+mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err);
+/* The same with a choice of effort. */
+mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
+                            mp_err *err);
+
+/* Place one buffer's items (pk_item: size, inclusive lifetime; fixed ones
+ * stay where they are) so that no two live at once overlap; return the
+ * peak (largest offset + size), UINT64_MAX past 64 bits. */
+typedef uint64_t (*pk_packer)(pk_item *items, uint32_t n);
+
+/* Plan with opt's driver, every buffer laid out by `pack`, and the plan
+ * named `algo_name`; no greedy safety net, no fallback: the peer's own
+ * layout or its refusal. */
+mp_plan *mp_opt_plan_packed(const mp_program *prog, const mp_options *o, pk_packer pack,
+                            const char *algo_name, mp_err *err);
+
+#endif

@@ -1,0 +1,52 @@
+/* opt_internal.h - the optimized planner's internals, shared by opt.c
+ * (checks, graph shape, plan output, driver) and layout.c (items per
+ * buffer, where effort goes). */
+#ifndef MP_OPT_INTERNAL_H
+#define MP_OPT_INTERNAL_H
+
+#include "opt.h"
+
+/* One graph of the program as opt lays it out. */
+typedef struct ograph {
+    mp_life life;
+    bool have_life; /* life computed (every reachable graph) */
+    bool done;
+    int32_t *specs;
+    uint32_t n_specs;
+    uint8_t *planned;
+    int32_t *family;  /* per tensor: its in-place family's root */
+    uint64_t *asize;  /* per tensor: aligned size */
+    int64_t *bidx;    /* per tensor: global buffer index */
+    uint64_t *loff;   /* per tensor: offset relative to the graph's base */
+    uint64_t *local;  /* per buffer: bytes the graph needs from its base */
+    uint64_t *base;   /* per buffer: where the graph's region starts */
+    uint64_t *lb;     /* per buffer: live-bytes bound of the last layout */
+    uint64_t *hlb;    /* per buffer: the bound with every sub-graph at its own */
+    uint8_t *full;    /* per buffer: laid out with full effort */
+    uint32_t n_buf;
+    bool xnnpack;     /* a delegate to XNNPACK: its buffers get 64 bytes of padding */
+    uint64_t **block; /* per node: per buffer offset of its sub-graph item */
+} ograph;
+
+/* The whole program being planned. */
+typedef struct octx {
+    const mp_program *prog;
+    const mp_options *o;
+    mp_err *err;
+    bool *reach;
+    uint8_t *map_body;
+    mp_table table;
+    ograph *g;
+    bool tree;
+    uint64_t total_items, work_total;
+    uint64_t total_specs; /* tensors planned in the whole program */
+    mp_buf notes;
+    const char *algo_name;  /* "opt", or the peer's name */
+    pk_packer pack;         /* a peer's packer for every buffer; NULL: opt's */
+} octx;
+
+/* Lay out every buffer of the reachable graphs (children first in
+ * `order`) and place the sub-graph regions. */
+int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
+
+#endif

@@ -1,0 +1,1013 @@
+/* pack.c - lay out one buffer: several greedy constructions, the best
+ * kept, then iterated-greedy improvement.
+ *
+ * Constructions:
+ *   - time-ordered first fit over an ordered structure of free gaps
+ *     (sweep.c): O(n log n), the baseline for any size;
+ *   - bottom-up: each step the item that can sit lowest, ties by a static
+ *     rank (seven ranks: width, area, busiest-node bytes, size, conflict
+ *     count in MiniMalloc's letter notation); exact keys in a 2-d tree
+ *     (kd.c);
+ *   - when the conflict graph is small enough to store (P overlapping
+ *     pairs, CSR): first fit / best fit in decreasing size, lifetime, area,
+ *     conflict, size-then-start, start, size-then-end and busiest-node
+ *     orders, each placement scanning only the item's placed neighbours
+ *     in offset order, O(P) per layout; then a compaction pass lets every
+ *     item fall to the lowest place it fits.
+ * The best layout seeds an iterated greedy: an item under the peak moves
+ * earlier in the order, the layout is redone, the move kept when the peak
+ * does not grow, until the lower bound or the work budget is reached. */
+#include "pack.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "kd.h"
+#include "sort.h"
+
+#define PK_MAX_PAIRS (UINT64_C(4) << 20) /* conflict pairs worth a conflict graph */
+
+/* ----------------------------------------------------------- lower bound */
+
+typedef struct ev {
+    int32_t t;
+    uint64_t add, sub;
+} ev;
+
+static int cmp_ev(const void *a, const void *b) {
+    const ev *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Live bytes per node from a difference array: O(n + T) when the node
+ * range T is small next to n, as it is for graphs (one node per step). */
+static bool live_peak_dense(const pk_item *items, uint32_t n, uint64_t *out, int32_t *at) {
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].size) continue; /* robust even to end < start */
+        int32_t a = items[i].start < items[i].end ? items[i].start : items[i].end;
+        int32_t b = items[i].start < items[i].end ? items[i].end : items[i].start;
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    if (lo > hi) {
+        *out = 0, *at = 0;
+        return true;
+    }
+    uint64_t range = (uint64_t)((int64_t)hi - lo) + 2;
+    if (range > 4 * (uint64_t)n + 1024) return false;
+    /* sums wrap alike in both directions, so the running total is exact */
+    uint64_t *d = mp_xcalloc(range, sizeof *d), live = 0, best = 0;
+    int32_t best_at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].size) continue;
+        d[items[i].start - lo] += items[i].size;
+        d[items[i].end + 1 - lo] -= items[i].size;
+    }
+    for (uint64_t t = 0; t < range; t++) {
+        live += d[t];
+        if (live > best) best = live, best_at = (int32_t)(lo + (int64_t)t);
+    }
+    mp_xfree(d);
+    *out = best, *at = best_at;
+    return true;
+}
+
+uint64_t pk_live_peak(const pk_item *items, uint32_t n, int32_t *at) {
+    uint64_t best = 0;
+    int32_t best_at = 0;
+    if (!live_peak_dense(items, n, &best, &best_at)) {
+        ev *e = mp_xmalloc((2 * (size_t)n + 1) * sizeof *e);
+        size_t ne = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!items[i].size) continue;
+            e[ne++] = (ev){items[i].start, items[i].size, 0};
+            e[ne++] = (ev){items[i].end + 1, 0, items[i].size};
+        }
+        qsort(e, ne, sizeof *e, cmp_ev);
+        uint64_t live = 0;
+        for (size_t i = 0; i < ne;) {
+            int32_t t = e[i].t;
+            for (; i < ne && e[i].t == t; i++) live = live + e[i].add - e[i].sub;
+            if (live > best) best = live, best_at = t;
+        }
+        mp_xfree(e);
+    }
+    if (at) *at = best_at;
+    return best;
+}
+
+uint64_t pk_lower_bound(const pk_item *items, uint32_t n) { return pk_live_peak(items, n, NULL); }
+
+/* ------------------------------------------------------- conflict graph */
+
+/* The larger of peak and the top of an item at off (saturating). */
+static inline uint64_t top_max(uint64_t peak, uint64_t off, uint64_t size) {
+    uint64_t top = mp_sat_add_u64(off, size);
+    return top > peak ? top : peak;
+}
+
+typedef struct span {
+    uint64_t lo, hi;
+} span;
+
+typedef struct pk {
+    pk_item *it;   /* the caller's items */
+    uint32_t n;    /* packed items (size > 0) */
+    uint32_t n_items; /* the caller's items (it[0..n_items)) */
+    uint32_t *id;  /* packed index -> caller's index */
+    uint64_t *size;
+    int32_t *s, *e;
+    uint32_t *adj_at, *adj;
+    uint64_t *off;
+    span *at; /* per item: its bytes when placed; hi 0 when not */
+    span *busy, *busy2;
+    uint32_t *bucket; /* counting-sort scratch */
+    uint64_t work;
+    uint64_t pairs;    /* overlapping pairs (count_pairs) */
+    uint64_t lower;    /* the lower bound */
+    uint32_t *by_s;    /* items in start order (by_start) */
+    uint32_t *deg;     /* conflict counts, on first use */
+} pk;
+
+typedef pk_keyed keyed;
+
+static int cmp_keyed_asc(const void *a, const void *b) {
+    const keyed *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 < y->k1 ? -1 : 1;
+    if (x->k2 != y->k2) return x->k2 < y->k2 ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Stable counting sort of `in` by key[] - lo (keys within [lo, lo+range)). */
+static void counting_pass(const uint32_t *in, uint32_t *out, uint32_t n, const int32_t *key, int32_t lo,
+                          uint32_t range) {
+    uint32_t *at = mp_xcalloc((size_t)range + 1, sizeof *at);
+    for (uint32_t q = 0; q < n; q++) at[key[in[q]] - lo + 1]++;
+    for (uint32_t r = 0; r < range; r++) at[r + 1] += at[r];
+    for (uint32_t q = 0; q < n; q++) out[at[key[in[q]] - lo]++] = in[q];
+    mp_xfree(at);
+}
+
+/* Items in start order (ties by end, then index), as indices: two stable
+ * counting passes when the node range is small, else a comparison sort. */
+static uint32_t *by_start(const pk *k) {
+    uint32_t *o = mp_xmalloc((k->n + 1) * sizeof *o);
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (uint32_t i = 0; i < k->n; i++) { /* robust even to e < s */
+        int32_t a = k->s[i] < k->e[i] ? k->s[i] : k->e[i], b = k->s[i] < k->e[i] ? k->e[i] : k->s[i];
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    uint64_t range = k->n ? (uint64_t)((int64_t)hi - lo) + 1 : 0;
+    if (range && range <= 4 * (uint64_t)k->n + 1024) {
+        uint32_t *tmp = mp_xmalloc((k->n + 1) * sizeof *tmp);
+        for (uint32_t i = 0; i < k->n; i++) o[i] = i;
+        counting_pass(o, tmp, k->n, k->e, lo, (uint32_t)range);
+        counting_pass(tmp, o, k->n, k->s, lo, (uint32_t)range);
+        mp_xfree(tmp);
+        return o;
+    }
+    keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    for (uint32_t i = 0; i < k->n; i++) v[i] = (keyed){(uint64_t)k->s[i], (uint64_t)k->e[i], i};
+    qsort(v, k->n, sizeof *v, cmp_keyed_asc);
+    for (uint32_t i = 0; i < k->n; i++) o[i] = v[i].i;
+    mp_xfree(v);
+    return o;
+}
+
+/* Overlapping pairs, counted with a heap of end times: O(n log n). */
+static uint64_t count_pairs(const pk *k, const uint32_t *order) {
+    int32_t *heap = mp_xmalloc((k->n + 1) * sizeof *heap);
+    size_t hn = 0;
+    uint64_t pairs = 0;
+    for (uint32_t q = 0; q < k->n; q++) {
+        uint32_t i = order[q];
+        while (hn && heap[0] < k->s[i]) { /* pop ended */
+            int32_t last = heap[--hn];
+            size_t j = 0;
+            for (;;) {
+                size_t c = 2 * j + 1;
+                if (c >= hn) break;
+                if (c + 1 < hn && heap[c + 1] < heap[c]) c++;
+                if (heap[c] >= last) break;
+                heap[j] = heap[c];
+                j = c;
+            }
+            if (hn) heap[j] = last;
+        }
+        pairs += hn;
+        size_t j = hn++; /* push */
+        while (j && heap[(j - 1) / 2] > k->e[i]) {
+            heap[j] = heap[(j - 1) / 2];
+            j = (j - 1) / 2;
+        }
+        heap[j] = k->e[i];
+    }
+    mp_xfree(heap);
+    return pairs;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether every lifetime is an interval (start <= end), as graphs give
+ * them; the counting below relies on it. */
+static bool proper_lifetimes(const pk *k) {
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->e[i] < k->s[i]) return false;
+    return true;
+}
+
+static uint32_t count_at_most(const int32_t *sorted, uint32_t n, int64_t v) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) { /* first element > v */
+        uint32_t mid = (lo + hi) / 2;
+        if (sorted[mid] <= v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+uint64_t pk_count_conflicts(const int32_t *s, const int32_t *e, uint32_t n, uint32_t *deg) {
+    int32_t *ss = mp_xmalloc((n + 1) * sizeof *ss), *es = mp_xmalloc((n + 1) * sizeof *es);
+    memcpy(ss, s, n * sizeof *ss);
+    memcpy(es, e, n * sizeof *es);
+    qsort(ss, n, sizeof *ss, cmp_i32);
+    qsort(es, n, sizeof *es, cmp_i32);
+    uint64_t twice = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t d = (int64_t)count_at_most(ss, n, e[i]) - count_at_most(es, n, (int64_t)s[i] - 1) - 1;
+        if (d < 0) d = 0; /* an improper lifetime (e < s): no count, but no wrap */
+        if (deg) deg[i] = (uint32_t)d;
+        twice += (uint64_t)d;
+    }
+    mp_xfree(ss);
+    mp_xfree(es);
+    return twice / 2;
+}
+
+/* Conflict counts (the 'O' rank): from the conflict graph when it is
+ * built, else counted, else (improper lifetimes) the graph is built. */
+static void ensure_conflicts(pk *k);
+
+static const uint32_t *degrees(pk *k) {
+    if (k->deg) return k->deg;
+    k->deg = mp_xmalloc((k->n + 1) * sizeof *k->deg);
+    if (k->adj_at) {
+        for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];
+    } else if (proper_lifetimes(k)) {
+        pk_count_conflicts(k->s, k->e, k->n, k->deg);
+    } else {
+        ensure_conflicts(k);
+        for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];
+    }
+    return k->deg;
+}
+
+/* The conflict graph (CSR) from a sweep in start order: every pair is
+ * listed once by the later item, O(n + P). */
+static void build_conflicts(pk *k) {
+    uint32_t n = k->n;
+    const uint32_t *order = k->by_s;
+    uint32_t *deg = mp_xcalloc(n + 1, sizeof *deg);
+    uint32_t *active = mp_xmalloc((n + 1) * sizeof *active);
+    k->adj_at = mp_xmalloc((n + 2) * sizeof *k->adj_at);
+    k->adj = mp_xmalloc((2 * k->pairs + 1) * sizeof *k->adj);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t na = 0;
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t i = order[q];
+            size_t w = 0;
+            for (size_t a = 0; a < na; a++) {
+                uint32_t j = active[a];
+                if (k->e[j] < k->s[i]) continue; /* ended: drop */
+                active[w++] = j;
+                if (pass == 0) {
+                    deg[i]++;
+                    deg[j]++;
+                } else {
+                    k->adj[k->adj_at[i] + deg[i]++] = j;
+                    k->adj[k->adj_at[j] + deg[j]++] = i;
+                }
+            }
+            na = w;
+            active[na++] = i;
+        }
+        if (pass == 0) {
+            k->adj_at[0] = 0;
+            for (uint32_t i = 0; i < n; i++) k->adj_at[i + 1] = k->adj_at[i] + deg[i];
+            memset(deg, 0, (n + 1) * sizeof *deg);
+        }
+    }
+    mp_xfree(deg);
+    mp_xfree(active);
+}
+
+/* The conflict graph and the placement scratch, built on first use: a
+ * dense buffer whose constructions are all bottom-up never pays O(P) for
+ * it.  Callers use it only where P fits (PK_MAX_PAIRS). */
+static void ensure_conflicts(pk *k) {
+    if (k->adj_at) return;
+    build_conflicts(k);
+    uint32_t max_deg = 0;
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->adj_at[i + 1] - k->adj_at[i] > max_deg) max_deg = k->adj_at[i + 1] - k->adj_at[i];
+    k->busy = mp_xmalloc((max_deg + 1) * sizeof *k->busy);
+    k->busy2 = mp_xmalloc((max_deg + 1) * sizeof *k->busy2);
+    k->bucket = mp_xmalloc((max_deg + 2) * sizeof *k->bucket);
+}
+
+/* ------------------------------------------------------------- placement */
+
+static void insertion_sort(span *v, uint32_t n) {
+    for (uint32_t i = 1; i < n; i++) {
+        span x = v[i];
+        uint32_t j = i;
+        while (j && v[j - 1].lo > x.lo) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+static inline void swap_spans(span *a, span *b) {
+    span t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void sift_down(span *v, uint32_t n, uint32_t i) {
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && v[c + 1].lo > v[c].lo) c++;
+        if (v[c].lo <= v[i].lo) return;
+        swap_spans(&v[i], &v[c]);
+        i = c;
+    }
+}
+
+/* Introsort by start: quicksort with a median-of-three pivot and a
+ * three-way partition (many equal offsets), heapsort past a depth limit,
+ * insertion sort for short runs.  O(n log n) worst case. */
+static void sort_spans_range(span *v, uint32_t n, int depth) {
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (uint32_t i = n / 2; i-- > 0;) sift_down(v, n, i);
+            for (uint32_t m = n; m > 1; m--) {
+                swap_spans(&v[0], &v[m - 1]);
+                sift_down(v, m - 1, 0);
+            }
+            return;
+        }
+        uint64_t a = v[0].lo, b = v[n / 2].lo, c = v[n - 1].lo;
+        uint64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        uint32_t lt = 0, i = 0, gt = n; /* [0,lt) < p, [lt,i) == p, [gt,n) > p */
+        while (i < gt) {
+            if (v[i].lo < p) swap_spans(&v[lt++], &v[i++]);
+            else if (v[i].lo > p) swap_spans(&v[i], &v[--gt]);
+            else i++;
+        }
+        if (lt < n - gt) { /* recurse on the smaller side */
+            sort_spans_range(v, lt, depth);
+            v += gt;
+            n -= gt;
+        } else {
+            sort_spans_range(v + gt, n - gt, depth);
+            n = lt;
+        }
+    }
+    insertion_sort(v, n);
+}
+
+/* Sort byte ranges by start: distribute into n buckets by start / (max +
+ * 1), then sort each bucket, by insertion when it is short and by
+ * introsort when offsets crowd it (a few huge items above many small
+ * ones put most offsets in the lowest buckets).  O(n) for even offsets,
+ * O(n log n) at worst.  This is the packer's hot loop. */
+static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
+    if (n < 32) {
+        insertion_sort(k->busy, n);
+        return k->busy;
+    }
+    uint32_t nb = n;
+    double scale = (double)nb / ((double)max_lo + 1.0);
+    memset(k->bucket, 0, (nb + 1) * sizeof *k->bucket);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
+        k->bucket[(b < nb ? b : nb - 1) + 1]++;
+    }
+    for (uint32_t b = 0; b < nb; b++) k->bucket[b + 1] += k->bucket[b];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
+        k->busy2[k->bucket[b < nb ? b : nb - 1]++] = k->busy[i];
+    }
+    /* bucket[b] is now the end of bucket b */
+    for (uint32_t b = 0, at = 0; b < nb; at = k->bucket[b++]) {
+        uint32_t m = k->bucket[b] - at;
+        if (m <= 16) insertion_sort(k->busy2 + at, m);
+        else sort_spans_range(k->busy2 + at, m, 2 * pk_bit_width(m));
+    }
+    return k->busy2;
+}
+
+/* Lowest offset (first fit) or tightest gap (best fit) for item i. */
+static uint64_t place(pk *k, uint32_t i, bool best_fit) {
+    uint32_t nb = 0;
+    uint64_t max_lo = 0;
+    for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++) {
+        span x = k->at[k->adj[a]]; /* one read a neighbour: the hot loop */
+        if (!x.hi) continue;
+        k->busy[nb++] = x;
+        if (x.lo > max_lo) max_lo = x.lo;
+    }
+    k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
+    const span *busy = sort_spans(k, nb, max_lo);
+    uint64_t need = k->size[i], cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
+    for (uint32_t b = 0; b < nb; b++) {
+        if (busy[b].lo > cur) {
+            uint64_t gap = busy[b].lo - cur;
+            if (gap >= need) {
+                if (!best_fit) return cur;
+                if (gap < best_gap) best_gap = gap, best = cur;
+            }
+        }
+        if (busy[b].hi > cur) cur = busy[b].hi;
+    }
+    return best != UINT64_MAX ? best : cur;
+}
+
+/* Lay out in `order` (fixed items first); returns the peak. */
+static void set_at(pk *k, uint32_t i, uint64_t off) {
+    k->off[i] = off;
+    k->at[i] = (span){off, mp_sat_add_u64(off, k->size[i])};
+}
+
+static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
+    memset(k->at, 0, k->n * sizeof *k->at);
+    uint64_t peak = 0;
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->it[k->id[i]].fixed) {
+            set_at(k, i, k->it[k->id[i]].offset);
+            peak = top_max(peak, k->off[i], k->size[i]);
+        }
+    for (uint32_t q = 0; q < k->n; q++) {
+        uint32_t i = order[q];
+        if (k->at[i].hi) continue;
+        set_at(k, i, place(k, i, best_fit));
+        peak = top_max(peak, k->off[i], k->size[i]);
+    }
+    return peak;
+}
+
+enum { ORD_SIZE, ORD_LENGTH, ORD_AREA, ORD_CONFLICT, ORD_SIZE_START, ORD_START, ORD_SIZE_END,
+       ORD_BREADTH, N_ORD };
+
+static uint32_t find_point(const int32_t *pts, uint32_t n, int32_t t) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) { /* last point <= t */
+        uint32_t mid = (lo + hi) / 2;
+        if (pts[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
+/* Per item: the most bytes live at any one node of its lifetime (the
+ * "breadth" of its busiest node).  Live bytes only change at starts and
+ * ends, so the sweep runs over those points alone, and a sparse table
+ * answers each item's range maximum: O(n log n) whatever the node count. */
+static uint64_t *item_breadth(const pk *k) {
+    uint32_t n = k->n, np = 0;
+    int32_t *pts = mp_xmalloc((2 * (size_t)n + 1) * sizeof *pts);
+    for (uint32_t i = 0; i < n; i++) pts[np++] = k->s[i], pts[np++] = k->e[i] + 1;
+    qsort(pts, np, sizeof *pts, cmp_i32);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < np; i++)
+        if (!m || pts[m - 1] != pts[i]) pts[m++] = pts[i];
+    uint64_t *add = mp_xcalloc(m + 1, sizeof *add), *sub = mp_xcalloc(m + 1, sizeof *sub);
+    for (uint32_t i = 0; i < n; i++) {
+        add[find_point(pts, m, k->s[i])] += k->size[i];
+        sub[find_point(pts, m, k->e[i] + 1)] += k->size[i];
+    }
+    uint32_t levels = 1;
+    while ((1u << levels) <= m) levels++;
+    uint64_t **tab = mp_xmalloc(levels * sizeof *tab);
+    tab[0] = mp_xmalloc(((size_t)m + 1) * sizeof **tab);
+    uint64_t live = 0;
+    for (uint32_t t = 0; t < m; t++) { /* live bytes on [pts[t], pts[t+1]) */
+        live = live + add[t] - sub[t];
+        tab[0][t] = live;
+    }
+    for (uint32_t l = 1; l < levels; l++) {
+        tab[l] = mp_xmalloc(((size_t)m + 1) * sizeof **tab);
+        for (uint32_t t = 0; t + (1u << l) <= m; t++) {
+            uint64_t a = tab[l - 1][t], b = tab[l - 1][t + (1u << (l - 1))];
+            tab[l][t] = a > b ? a : b;
+        }
+    }
+    uint64_t *out = mp_xmalloc((n + 1) * sizeof *out);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t a = find_point(pts, m, k->s[i]), b = find_point(pts, m, k->e[i]);
+        uint32_t l = 0;
+        while ((2u << l) <= b - a + 1) l++;
+        uint64_t x = tab[l][a], y = tab[l][b + 1 - (1u << l)];
+        out[i] = x > y ? x : y;
+    }
+    for (uint32_t l = 0; l < levels; l++) mp_xfree(tab[l]);
+    mp_xfree(tab);
+    mp_xfree(pts);
+    mp_xfree(add);
+    mp_xfree(sub);
+    return out;
+}
+
+static void make_order(pk *k, int kind, uint32_t *order) {
+    if (kind == ORD_CONFLICT) ensure_conflicts(k);
+    keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    uint64_t *breadth = kind == ORD_BREADTH ? item_breadth(k) : NULL;
+    for (uint32_t i = 0; i < k->n; i++) {
+        uint64_t len = (uint64_t)(k->e[i] - k->s[i] + 1), k1 = k->size[i], k2 = len;
+        if (kind == ORD_LENGTH) k1 = len, k2 = k->size[i];
+        else if (kind == ORD_AREA) {
+            if (!mp_mul_u64(k->size[i], len, &k1)) k1 = UINT64_MAX;
+        } else if (kind == ORD_BREADTH) {
+            k1 = breadth[i];
+        } else if (kind == ORD_SIZE_START) {
+            k2 = UINT64_MAX - (uint64_t)k->s[i];
+        } else if (kind == ORD_START) {
+            k1 = UINT64_MAX - (uint64_t)k->s[i];
+            k2 = k->size[i];
+        } else if (kind == ORD_SIZE_END) {
+            k2 = (uint64_t)k->e[i];
+        } else if (kind == ORD_CONFLICT) {
+            uint64_t c = 0;
+            for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++)
+                if (!mp_add_u64(c, k->size[k->adj[a]], &c)) c = UINT64_MAX;
+            k1 = c;
+            k2 = k->size[i];
+        }
+        v[i] = (keyed){k1, k2, i};
+    }
+    pk_sort_desc(v, k->n);
+    for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
+    mp_xfree(v);
+    mp_xfree(breadth);
+}
+
+/* Order by up to three keys named by letters, each descending, ties by
+ * index: A area, W width (lifetime length), Z size, T the busiest node's
+ * live bytes, O conflict count, L start, U end. */
+typedef struct keyed3 {
+    uint64_t k[3];
+    uint32_t i;
+} keyed3;
+
+static int cmp_keyed3(const void *a, const void *b) {
+    const keyed3 *x = a, *y = b;
+    for (int j = 0; j < 3; j++)
+        if (x->k[j] != y->k[j]) return x->k[j] > y->k[j] ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static void letter_order(pk *k, const char *keys, uint32_t *order) {
+    keyed3 *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    const uint32_t *deg = strchr(keys, 'O') ? degrees(k) : NULL;
+    uint64_t *breadth = strchr(keys, 'T') ? item_breadth(k) : NULL;
+    for (uint32_t i = 0; i < k->n; i++) {
+        v[i].i = i;
+        uint64_t w = (uint64_t)(k->e[i] - k->s[i] + 1);
+        for (int j = 0; j < 3; j++) {
+            uint64_t x = 0;
+            switch (keys[j]) {
+            case 'A':
+                if (!mp_mul_u64(k->size[i], w, &x)) x = UINT64_MAX;
+                break;
+            case 'W': x = w; break;
+            case 'Z': x = k->size[i]; break;
+            case 'T': x = breadth[i]; break;
+            case 'O': x = deg[i]; break;
+            case 'L': x = (uint64_t)k->s[i]; break;
+            case 'U': x = (uint64_t)k->e[i]; break;
+            case 'l': x = UINT64_MAX - (uint64_t)k->s[i]; break;
+            case 'u': x = UINT64_MAX - (uint64_t)k->e[i]; break;
+            default: break;
+            }
+            v[i].k[j] = x;
+        }
+    }
+    qsort(v, k->n, sizeof *v, cmp_keyed3);
+    for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
+    mp_xfree(v);
+    mp_xfree(breadth);
+}
+
+/* ------------------------------------------------- bottom-up greedy */
+
+/* Place items bottom-up: each step the unplaced item whose lowest
+ * possible offset (the highest top of the placed items it overlaps) is
+ * least, ties by `rank`.  Offsets never decrease, so no hole is left
+ * below.  The keys live in a 2-d tree (kd.c) that raises every
+ * overlapping item's key when an item is placed: exact, and near
+ * O(n sqrt n) in the worst case. */
+static uint64_t bottom_up(pk *k, const uint32_t *rank, uint64_t *off, uint32_t *support) {
+    uint32_t n = k->n;
+    kd *t = kd_new(k->s, k->e, rank, n);
+    uint64_t peak = 0;
+    /* fixed items: out of the tree, they only raise the others */
+    for (uint32_t i = 0; i < n; i++) {
+        if (!k->it[k->id[i]].fixed) continue;
+        off[i] = k->it[k->id[i]].offset;
+        support[i] = UINT32_MAX;
+        kd_remove(t, i);
+        uint64_t top = mp_sat_add_u64(off[i], k->size[i]);
+        kd_raise(t, k->s[i], k->e[i], top, i);
+        if (top > peak) peak = top;
+    }
+    uint32_t i;
+    uint64_t mo;
+    while (kd_min(t, &i, &mo)) {
+        uint32_t below = kd_remove(t, i);
+        off[i] = mo;
+        support[i] = mo ? below : UINT32_MAX;
+        uint64_t top = mp_sat_add_u64(mo, k->size[i]);
+        kd_raise(t, k->s[i], k->e[i], top, i);
+        if (top > peak) peak = top;
+    }
+    k->work += kd_work(t);
+    kd_free(t);
+    return peak;
+}
+
+/* --------------------------------------------------------- compaction */
+
+static int cmp_by_offset(const void *a, const void *b) {
+    const keyed *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 < y->k1 ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Let every item fall to the lowest place it fits with all others where
+ * they are, lowest items first, until nothing moves.  A move never goes
+ * up (the current place fits), so the peak never grows. */
+static uint64_t compact(pk *k, uint64_t *off, uint32_t max_passes) {
+    keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    for (uint32_t i = 0; i < k->n; i++) set_at(k, i, off[i]);
+    bool moved = true;
+    for (uint32_t pass = 0; pass < max_passes && moved; pass++) {
+        moved = false;
+        for (uint32_t i = 0; i < k->n; i++) v[i] = (keyed){k->off[i], 0, i};
+        qsort(v, k->n, sizeof *v, cmp_by_offset);
+        for (uint32_t q = 0; q < k->n; q++) {
+            uint32_t i = v[q].i;
+            if (k->it[k->id[i]].fixed || k->off[i] == 0) continue;
+            k->at[i].hi = 0;
+            uint64_t at = place(k, i, false);
+            if (at < k->off[i]) moved = true;
+            set_at(k, i, at < k->off[i] ? at : k->off[i]);
+        }
+    }
+    uint64_t peak = 0;
+    for (uint32_t i = 0; i < k->n; i++)
+        peak = top_max(peak, k->off[i], k->size[i]);
+    memcpy(off, k->off, k->n * sizeof *off);
+    mp_xfree(v);
+    return peak;
+}
+
+/* ----------------------------------------------------- iterated greedy */
+
+static uint64_t rnd(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The items a top item rests on, down to the floor (bottom-up layouts). */
+static uint32_t chain(const pk *k, const uint64_t *off, const uint32_t *support, uint64_t peak,
+                      uint32_t *out, uint64_t *seed) {
+    uint32_t nc = 0, n = k->n, top = UINT32_MAX, seen = 0;
+    for (uint32_t i = 0; i < n; i++) /* a random one of the items at the peak */
+        if (mp_sat_add_u64(off[i], k->size[i]) == peak && !k->it[k->id[i]].fixed && rnd(seed) % ++seen == 0) top = i;
+    for (uint32_t i = top; i != UINT32_MAX && nc < n; i = support[i]) out[nc++] = i;
+    return nc;
+}
+
+/* Iterated greedy: move an item of the chain under the peak earlier in the
+ * order, lay out again, keep the move when the peak does not grow.  Stops
+ * at the lower bound or when the budget is spent. */
+static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint64_t peak,
+                        uint64_t lower, uint64_t budget, uint64_t *best_off, uint32_t *support) {
+    uint32_t n = k->n;
+    if (n < 2) return peak;
+    uint32_t *cand = mp_xmalloc((n + 1) * sizeof *cand), *pos = mp_xmalloc((n + 1) * sizeof *pos);
+    uint32_t *crit = mp_xmalloc((n + 1) * sizeof *crit), *rank = mp_xmalloc((n + 1) * sizeof *rank);
+    uint32_t *sup2 = mp_xmalloc((n + 1) * sizeof *sup2);
+    uint64_t seed = 0x6d656d706c616eull ^ n, start = k->work;
+    /* a first-fit relayout visits every conflict pair: when one does not
+     * fit in the budget, none is tried (dense buffers in big programs) */
+    if (!bottom && 2 * k->pairs + n > budget) budget = 0;
+    while (peak > lower && k->work - start < budget) {
+        uint32_t nc;
+        if (bottom) {
+            nc = chain(k, best_off, support, peak, crit, &seed);
+        } else {
+            nc = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (mp_sat_add_u64(best_off[i], k->size[i]) == peak && !k->it[k->id[i]].fixed) crit[nc++] = i;
+        }
+        if (!nc) break;
+        for (uint32_t q = 0; q < n; q++) pos[order[q]] = q;
+        uint32_t c = crit[rnd(&seed) % nc], p = pos[c];
+        if (p == 0) { /* already first: move some other item instead */
+            p = 1 + (uint32_t)(rnd(&seed) % (n - 1));
+            c = order[p];
+        }
+        uint32_t to = rnd(&seed) % 4 == 0 ? 0 : (uint32_t)(rnd(&seed) % p);
+        memcpy(cand, order, n * sizeof *cand);
+        memmove(cand + to + 1, cand + to, (p - to) * sizeof *cand);
+        cand[to] = c;
+        uint64_t got;
+        if (bottom) {
+            for (uint32_t q = 0; q < n; q++) rank[cand[q]] = q;
+            got = bottom_up(k, rank, k->off, sup2);
+        } else {
+            got = layout(k, cand, best_fit);
+        }
+        if (got <= peak) {
+            peak = got;
+            memcpy(order, cand, n * sizeof *order);
+            memcpy(best_off, k->off, n * sizeof *best_off);
+            if (bottom) memcpy(support, sup2, n * sizeof *support);
+        }
+    }
+    mp_xfree(cand);
+    mp_xfree(pos);
+    mp_xfree(crit);
+    mp_xfree(rank);
+    mp_xfree(sup2);
+    return peak;
+}
+
+/* ---------------------------------------------------------------- solve */
+
+/* Constructions in the order they are tried: first fit in decreasing
+ * size then start (the best single one on real models), bottom-up by area
+ * then width then busiest node (MiniMalloc's letters), ... */
+typedef struct construction {
+    bool bottom_up;
+    const char *keys; /* bottom-up rank letters */
+    int ff_order;     /* first-fit ordering */
+    bool best_fit;
+} construction;
+
+static const construction CONSTRUCTIONS[] = {
+    {false, NULL, ORD_SIZE_START, false}, {true, "AWT", 0, false},
+    {false, NULL, ORD_SIZE_END, false},   {true, "OAW", 0, false},
+    {true, "TWA", 0, false},              {true, "TAW", 0, false},
+    {true, "WAT", 0, false},              {false, NULL, ORD_SIZE, false},
+    {false, NULL, ORD_SIZE, true},        {true, "ZWT", 0, false},
+    {true, "TZW", 0, false},              {false, NULL, ORD_LENGTH, false},
+    {false, NULL, ORD_CONFLICT, false},   {false, NULL, ORD_AREA, false},
+    {false, NULL, ORD_BREADTH, false},    {false, NULL, ORD_START, false},
+};
+#define N_CONSTRUCTIONS (int)(sizeof CONSTRUCTIONS / sizeof *CONSTRUCTIONS)
+
+typedef struct best {
+    uint64_t peak;
+    bool kept; /* a layout is in off (every one may peak at UINT64_MAX) */
+    bool bottom, best_fit;
+    uint32_t heuristic;
+    uint64_t *off;
+    uint32_t *order, *support;
+} best;
+
+static void keep(pk *k, best *b, uint64_t got, bool bottom, bool best_fit, uint32_t h,
+                 const uint32_t *order, const uint32_t *support) {
+    if (b->kept && got >= b->peak) return;
+    b->kept = true;
+    b->peak = got;
+    b->bottom = bottom;
+    b->best_fit = best_fit;
+    b->heuristic = h;
+    memcpy(b->off, k->off, k->n * sizeof *b->off);
+    memcpy(b->order, order, k->n * sizeof *b->order);
+    if (support) memcpy(b->support, support, k->n * sizeof *b->support);
+}
+
+/* ------------------------------------------------------- universal items */
+
+/* An item whose lifetime meets every other item's (it starts no later than
+ * any item ends and ends no earlier than any item starts) overlaps all of
+ * them, so in every valid layout its bytes are its own at all times:
+ * stacking such items at the bottom loses nothing.  Peeling them off also
+ * removes their conflicts with everything else, which otherwise make the
+ * conflict graph too large to store (a transformer's KV caches: thousands
+ * of items live for the whole graph).  Peeling can make more items
+ * universal; a few rounds reach nearly all of them.  Marks the universal
+ * items in `uni` and returns their total size; 0 when there are fixed items
+ * (their positions are not ours to move). */
+static uint64_t peel_universal(const pk_item *items, uint32_t n, bool *uni, uint32_t *n_uni) {
+    *n_uni = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed) return 0;
+    uint64_t base = 0;
+    for (int round = 0; round < 16; round++) {
+        int32_t min_end = INT32_MAX, max_start = INT32_MIN;
+        for (uint32_t i = 0; i < n; i++) {
+            if (uni[i] || !items[i].size) continue;
+            if (items[i].end < min_end) min_end = items[i].end;
+            if (items[i].start > max_start) max_start = items[i].start;
+        }
+        uint32_t found = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!uni[i] && items[i].size && items[i].start <= min_end && items[i].end >= max_start) {
+                uni[i] = true;
+                base = mp_sat_add_u64(base, items[i].size);
+                found++;
+            }
+        *n_uni += found;
+        if (!found) break;
+    }
+    return base;
+}
+
+static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st);
+
+uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
+    bool *uni = mp_xcalloc(n + 1, 1);
+    uint32_t n_uni;
+    uint64_t base = peel_universal(items, n, uni, &n_uni);
+    if (!n_uni) {
+        mp_xfree(uni);
+        return solve_rest(items, n, prm, st);
+    }
+    /* the universal items stacked at the bottom in input order, the rest
+     * laid out above them */
+    pk_item *rest = mp_xmalloc((n - n_uni + 1) * sizeof *rest);
+    uint32_t *where = mp_xmalloc((n - n_uni + 1) * sizeof *where), m = 0;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (uni[i]) {
+            items[i].offset = at;
+            at = mp_sat_add_u64(at, items[i].size);
+        } else {
+            where[m] = i;
+            rest[m++] = items[i];
+        }
+    }
+    uint64_t peak = solve_rest(rest, m, prm, st);
+    for (uint32_t j = 0; j < m; j++)
+        items[where[j]].offset = rest[j].size ? mp_sat_add_u64(rest[j].offset, base) : 0;
+    /* the rest's optimum plus the stack is the whole optimum */
+    st->peak = peak = mp_sat_add_u64(peak, base);
+    st->proved_bound = mp_sat_add_u64(st->proved_bound, base);
+    st->lower_bound = pk_lower_bound(items, n);
+    if (peak == st->lower_bound) st->optimal = true;
+    mp_xfree(rest);
+    mp_xfree(where);
+    mp_xfree(uni);
+    return peak;
+}
+
+/* The two O(n log n) layouts of sweep.c: the time-ordered one, and the
+ * one anchored at the busiest node when the first misses the bound. */
+static void sweep_baseline(pk *k, best *b, const uint32_t *order, uint32_t *support, bool quick) {
+    for (int anchored = 0; anchored < 2 - quick && (!b->kept || b->peak > k->lower); anchored++) {
+        uint64_t got = anchored ? pk_sweep_anchored(k->it, k->n_items) : pk_sweep(k->it, k->n_items);
+        if (got == UINT64_MAX && anchored) continue; /* no layout (fixed items) */
+        for (uint32_t i = 0; i < k->n; i++) {
+            k->off[i] = k->it[k->id[i]].offset;
+            support[i] = UINT32_MAX;
+        }
+        keep(k, b, got, false, false, anchored ? 98 : 99, order, support);
+    }
+}
+
+static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
+    memset(st, 0, sizeof *st);
+    pk k = {0};
+    k.it = items;
+    k.n_items = n;
+    k.id = mp_xmalloc((n + 1) * sizeof *k.id);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].fixed) items[i].offset = 0;
+        if (items[i].size) k.id[k.n++] = i;
+    }
+    st->lower_bound = k.lower = pk_lower_bound(items, n);
+    k.size = mp_xmalloc((k.n + 1) * sizeof *k.size);
+    k.s = mp_xmalloc((k.n + 1) * sizeof *k.s);
+    k.e = mp_xmalloc((k.n + 1) * sizeof *k.e);
+    for (uint32_t i = 0; i < k.n; i++) {
+        k.size[i] = items[k.id[i]].size;
+        k.s[i] = items[k.id[i]].start;
+        k.e[i] = items[k.id[i]].end;
+    }
+    k.off = mp_xmalloc((k.n + 1) * sizeof *k.off);
+    k.at = mp_xmalloc((k.n + 1) * sizeof *k.at);
+    best b = {UINT64_MAX, false, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
+              mp_xmalloc((k.n + 1) * sizeof(uint32_t)), mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
+    k.by_s = by_start(&k);
+    uint32_t *order = mp_xmalloc((k.n + 1) * sizeof *order), *rank = mp_xmalloc((k.n + 1) * sizeof *rank);
+    memcpy(order, k.by_s, k.n * sizeof *order);
+    uint32_t *support = mp_xmalloc((k.n + 1) * sizeof *support);
+    /* a quick layout is the sweep alone: no pair count, no conflict graph */
+    uint64_t pairs = k.pairs = prm->quick ? 0 : count_pairs(&k, order);
+    /* the conflict graph fits in memory (built on first use) */
+    bool adj = !prm->quick && pairs <= PK_MAX_PAIRS;
+    /* the time-ordered baseline (O(n log n), any size) always runs unless
+     * a construction reaches the lower bound: first when there is no
+     * conflict graph, else after the first construction, which usually
+     * does better */
+    bool swept = false;
+    if (!adj || prm->quick) sweep_baseline(&k, &b, order, support, prm->quick), swept = true;
+    /* the constructions, most useful first, while their estimated cost
+     * fits the construction budget: it grows as n log n, so large buffers
+     * get the cheap ones only (the estimate depends on n and P alone, so
+     * the choice is the same on every machine) */
+    double lg = 1;
+    for (uint32_t m = k.n; m > 1; m >>= 1) lg++;
+    /* estimated nanoseconds, measured once on a 2-core x86-64 machine */
+    double ff_cost = 12.0 * (2.0 * (double)pairs + k.n) + 2.0 * k.n * lg,
+           bu_cost = 25.0 * k.n * (sqrt((double)k.n) + lg);
+    /* buffers of up to 2^16 items also afford a few bottom-up runs, whose
+     * cost grows as n sqrt(n) */
+    uint32_t bu_runs = prm->bottom_up_runs ? prm->bottom_up_runs : PK_BOTTOM_UP_RUNS, bu_done = 0;
+    double budget = 5e6 + 20.0 * k.n * lg + (k.n <= 65536 ? bu_runs * bu_cost : 0);
+    for (int c = 0; c < N_CONSTRUCTIONS && b.peak > st->lower_bound && !prm->quick; c++) {
+        const construction *x = &CONSTRUCTIONS[c];
+        double cost = x->bottom_up ? bu_cost : ff_cost;
+        if ((!x->bottom_up || strchr(x->keys, 'O')) && !adj) continue;
+        if (cost > budget || (x->bottom_up && bu_done == bu_runs)) continue;
+        /* with few runs and no conflict graph (dense buffers), rank by the
+         * busiest node first: TWA and TAW won 21 of the 26 such buffers of
+         * a 10^6-tensor mixed graph, AWT 3 */
+        if (x->bottom_up && !adj && bu_runs < PK_BOTTOM_UP_RUNS && x->keys[0] != 'T') continue;
+        budget -= cost;
+        if (x->bottom_up) {
+            bu_done++;
+            letter_order(&k, x->keys, order);
+            for (uint32_t q = 0; q < k.n; q++) rank[order[q]] = q;
+            keep(&k, &b, bottom_up(&k, rank, k.off, support), true, false, (uint32_t)c, order, support);
+        } else {
+            ensure_conflicts(&k);
+            make_order(&k, x->ff_order, order);
+            keep(&k, &b, layout(&k, order, x->best_fit), false, x->best_fit, (uint32_t)c, order, NULL);
+        }
+        if (!swept && b.peak > st->lower_bound) sweep_baseline(&k, &b, order, support, prm->quick);
+        swept = true;
+    }
+    if (!swept) sweep_baseline(&k, &b, order, support, prm->quick);
+    uint64_t peak = k.n ? b.peak : 0;
+    bool more = k.n && peak > st->lower_bound && !prm->quick;
+    if (more && adj && !b.bottom && 2 * pairs + k.n <= prm->work) ensure_conflicts(&k);
+    if (more && (adj || b.bottom))
+        peak = improve(&k, b.bottom, b.best_fit, b.order, peak, st->lower_bound, prm->work, b.off,
+                       b.support);
+    if (more && adj && peak > st->lower_bound && 2 * ff_cost <= budget) {
+        ensure_conflicts(&k);
+        peak = compact(&k, b.off, 2);
+    }
+    st->heuristic = b.heuristic;
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed) peak = top_max(peak, items[i].offset, items[i].size);
+    for (uint32_t i = 0; i < k.n; i++) items[k.id[i]].offset = b.off[i];
+    if (prm->exact && !prm->quick && peak > st->lower_bound) {
+        st->exact_ran = true;
+        peak = pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal, &st->proved_bound,
+                        &k.work);
+    }
+    st->peak = peak;
+    if (peak == st->lower_bound) {
+        st->optimal = true;
+        st->proved_bound = peak;
+    } else if (!st->exact_ran) {
+        st->proved_bound = st->lower_bound;
+    }
+    st->work_used = k.work;
+    mp_xfree(order);
+    mp_xfree(rank);
+    mp_xfree(support);
+    mp_xfree(b.off);
+    mp_xfree(b.order);
+    mp_xfree(b.support);
+    mp_xfree(k.adj_at);
+    mp_xfree(k.adj);
+    mp_xfree(k.by_s);
+    mp_xfree(k.deg);
+    mp_xfree(k.off);
+    mp_xfree(k.at);
+    mp_xfree(k.busy);
+    mp_xfree(k.busy2);
+    mp_xfree(k.bucket);
+    mp_xfree(k.id);
+    mp_xfree(k.size);
+    mp_xfree(k.s);
+    mp_xfree(k.e);
+    return peak;
+}

@@ -1,0 +1,19 @@
+/* sort.h - the packer's radix sorts (sort.c). */
+#ifndef MP_SORT_H
+#define MP_SORT_H
+
+#include "internal.h"
+
+/* An index with two sort keys. */
+typedef struct pk_keyed {
+    uint64_t k1, k2;
+    uint32_t i;
+} pk_keyed;
+
+/* Sorts by k1 descending, then k2 descending, then i ascending, as a
+ * comparison sort would, when v[] arrives in ascending i.  O(n) a pass. */
+void pk_sort_desc(pk_keyed *v, uint32_t n);
+/* Bits needed to write x (0 for 0). */
+int pk_bit_width(uint64_t x);
+
+#endif

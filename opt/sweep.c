@@ -1,0 +1,303 @@
+/* sweep.c - O(n log n) layouts that need no conflict graph: lay items
+ * out in time order, as an allocator would run, keeping the free gaps
+ * below the top in a treap ordered by offset and augmented with the
+ * largest gap in each subtree.  At each node, items that ended are freed
+ * (coalescing with their neighbours), then items that start are
+ * allocated, largest first, into the lowest gap that fits or on top.
+ *
+ * The anchored variant first stacks the items live at the busiest node
+ * (largest at the bottom): a layout that reaches the lower bound must pack
+ * exactly those without a gap there.  From that node the allocator then
+ * runs forward over the items that start later and backward (in reversed
+ * time) over those that end earlier; the two sides never meet.  It packs
+ * idealloc's pangu_2.6B at its lower bound, where every construction that
+ * places items one by one from the floor up leaves 40 MiB. */
+#include "pack.h"
+#include "sort.h"
+
+typedef struct gnode {
+    uint64_t off, len, max_len;
+    uint32_t prio;
+    int32_t l, r;
+} gnode;
+
+/* The free gaps below the top: a treap by offset, each node knowing the
+ * largest gap in its subtree.  Gaps never touch (freeing coalesces). */
+typedef struct gaps {
+    gnode *v;
+    uint32_t n, cap, seed;
+    int32_t root, free_list;
+    int32_t *path; /* the nodes from a root down to the last one found */
+    uint32_t np, path_cap;
+} gaps;
+
+static uint32_t prio(gaps *g) {
+    g->seed ^= g->seed << 13;
+    g->seed ^= g->seed >> 17;
+    g->seed ^= g->seed << 5;
+    return g->seed;
+}
+
+static void pull(gaps *g, int32_t x) {
+    gnode *a = &g->v[x];
+    a->max_len = a->len;
+    if (a->l >= 0 && g->v[a->l].max_len > a->max_len) a->max_len = g->v[a->l].max_len;
+    if (a->r >= 0 && g->v[a->r].max_len > a->max_len) a->max_len = g->v[a->r].max_len;
+}
+
+static void split(gaps *g, int32_t x, uint64_t off, int32_t *L, int32_t *R) {
+    if (x < 0) {
+        *L = *R = -1;
+        return;
+    }
+    if (g->v[x].off < off) {
+        split(g, g->v[x].r, off, &g->v[x].r, R);
+        *L = x;
+    } else {
+        split(g, g->v[x].l, off, L, &g->v[x].l);
+        *R = x;
+    }
+    pull(g, x);
+}
+
+static int32_t merge(gaps *g, int32_t a, int32_t b) {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    if (g->v[a].prio > g->v[b].prio) {
+        g->v[a].r = merge(g, g->v[a].r, b);
+        pull(g, a);
+        return a;
+    }
+    g->v[b].l = merge(g, a, g->v[b].l);
+    pull(g, b);
+    return b;
+}
+
+static int32_t new_node(gaps *g, uint64_t off, uint64_t len) {
+    int32_t x;
+    if (g->free_list >= 0) {
+        x = g->free_list;
+        g->free_list = g->v[x].l;
+    } else {
+        if (g->n == g->cap) {
+            g->cap = g->cap ? g->cap * 2 : 64;
+            g->v = mp_xrealloc(g->v, g->cap * sizeof *g->v);
+        }
+        x = (int32_t)g->n++;
+    }
+    g->v[x] = (gnode){off, len, len, prio(g), -1, -1};
+    return x;
+}
+
+static void path_push(gaps *g, int32_t x) { MP_VEC_PUSH(g->path, g->np, g->path_cap, x); }
+
+/* The subtree max_len along the path, bottom up. */
+static void repull_path(gaps *g) {
+    for (uint32_t k = g->np; k-- > 0;) pull(g, g->path[k]);
+}
+
+/* Unlink the last node of the path (its subtree's root is *root): its
+ * children take its place; the node goes back to the free list. */
+static void remove_last(gaps *g, int32_t *root) {
+    int32_t x = g->path[--g->np];
+    int32_t y = merge(g, g->v[x].l, g->v[x].r);
+    if (!g->np) {
+        *root = y;
+    } else {
+        gnode *p = &g->v[g->path[g->np - 1]];
+        if (p->l == x) p->l = y;
+        else p->r = y;
+    }
+    g->v[x].l = g->free_list;
+    g->free_list = x;
+    repull_path(g);
+}
+
+/* The lowest (right: highest) gap of the subtree at x, path recorded. */
+static int32_t extreme(gaps *g, int32_t x, bool right) {
+    g->np = 0;
+    for (; x >= 0; x = right ? g->v[x].r : g->v[x].l) path_push(g, x);
+    return g->path[g->np - 1];
+}
+
+/* Take `need` bytes from the lowest-offset gap that has them: its offset,
+ * or UINT64_MAX when none does.  The gap shrinks from below in place (it
+ * keeps its order among the others) or goes. */
+static uint64_t take_first_fit(gaps *g, uint64_t need) {
+    int32_t x = g->root;
+    if (x < 0 || g->v[x].max_len < need) return UINT64_MAX;
+    g->np = 0;
+    for (;;) { /* the max_len invariant keeps a fitting gap below x */
+        path_push(g, x);
+        const gnode *a = &g->v[x];
+        if (a->l >= 0 && g->v[a->l].max_len >= need) x = a->l;
+        else if (a->len >= need) break;
+        else x = a->r;
+    }
+    uint64_t at = g->v[x].off;
+    if (g->v[x].len > need) {
+        g->v[x].off += need;
+        g->v[x].len -= need;
+        repull_path(g);
+    } else {
+        remove_last(g, &g->root);
+    }
+    return at;
+}
+
+/* Free [off, off+len): coalesce with the gaps around it, or lower the top. */
+static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
+    int32_t L, R;
+    split(g, g->root, off, &L, &R);
+    if (L >= 0) { /* the gap just below, when it ends here */
+        int32_t m = extreme(g, L, true);
+        if (g->v[m].off + g->v[m].len == off) {
+            off = g->v[m].off, len += g->v[m].len;
+            remove_last(g, &L);
+        }
+    }
+    if (R >= 0) { /* the gap just above, when it starts at the end */
+        int32_t m = extreme(g, R, false);
+        if (g->v[m].off == off + len) {
+            len += g->v[m].len;
+            remove_last(g, &R);
+        }
+    }
+    if (off + len == *top) {
+        *top = off;
+        g->root = merge(g, L, R);
+    } else {
+        int32_t x = new_node(g, off, len);
+        g->root = merge(g, merge(g, L, x), R);
+    }
+}
+
+/* One allocation of the simulated allocator: allocated at `start` (or
+ * held from the beginning), freed at `stop`. */
+typedef struct job {
+    int64_t start, stop;
+    uint64_t size;
+    uint32_t item;
+    bool held;
+} job;
+
+/* Run the allocator over the jobs in time order: held jobs occupy their
+ * item's offset from the start (below `top`, leaving no gap), the others
+ * go into the lowest gap that fits, or on top.  At one time, frees come
+ * first, then allocations, largest first.  Returns the peak. */
+static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t top) {
+    /* events in time order, frees first, then by size descending and job:
+     * a radix sort on (t - first << 1 | alloc) complemented, then size */
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (uint32_t j = 0; j < nj; j++) {
+        int64_t a = jobs[j].held ? jobs[j].stop : jobs[j].start;
+        if (a < first) first = a;
+        if (jobs[j].stop > last) last = jobs[j].stop;
+    }
+    uint64_t span = nj ? ((uint64_t)(last - first) << 1) | 1 : 0;
+    pk_keyed *ev = mp_xmalloc((2 * (size_t)nj + 1) * sizeof *ev);
+    size_t ne = 0;
+    for (uint32_t j = 0; j < nj; j++) { /* ascending j, as the sort needs */
+        if (!jobs[j].held)
+            ev[ne++] = (pk_keyed){span - (((uint64_t)(jobs[j].start - first) << 1) | 1), jobs[j].size, j};
+        ev[ne++] = (pk_keyed){span - ((uint64_t)(jobs[j].stop - first) << 1), jobs[j].size, j};
+    }
+    pk_sort_desc(ev, (uint32_t)ne);
+    gaps g = {NULL, 0, 0, 2463534242u, -1, -1, NULL, 0, 0};
+    uint64_t peak = top;
+    for (size_t k = 0; k < ne; k++) {
+        pk_item *it = &items[jobs[ev[k].i].item];
+        if (!((span - ev[k].k1) & 1)) { /* a free */
+            release(&g, &top, it->offset, it->size);
+            continue;
+        }
+        uint64_t at = take_first_fit(&g, it->size);
+        if (at == UINT64_MAX) {
+            it->offset = top;
+            top = mp_sat_add_u64(top, it->size);
+        } else {
+            it->offset = at;
+        }
+        uint64_t end = mp_sat_add_u64(it->offset, it->size);
+        if (end > peak) peak = end;
+        if (end == UINT64_MAX) break; /* past 64 bits: the worst layout */
+    }
+    mp_xfree(g.v);
+    mp_xfree(g.path);
+    mp_xfree(ev);
+    return peak;
+}
+
+uint64_t pk_sweep(pk_item *items, uint32_t n) {
+    job *jobs = mp_xmalloc((n + 1) * sizeof *jobs);
+    uint32_t nj = 0;
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n; i++) { /* fixed items: reserved from the start */
+        if (!items[i].fixed || !items[i].size) continue;
+        uint64_t end = mp_sat_add_u64(items[i].offset, items[i].size);
+        if (end > top) top = end;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (items[i].fixed || !items[i].size) {
+            if (!items[i].fixed) items[i].offset = 0;
+            continue;
+        }
+        jobs[nj++] = (job){items[i].start, (int64_t)items[i].end + 1, items[i].size, i, false};
+    }
+    uint64_t peak = simulate(items, jobs, nj, top);
+    mp_xfree(jobs);
+    return peak;
+}
+
+/* ------------------------------------------------------------ anchored */
+
+static int cmp_by_size_desc(const void *a, const void *b) {
+    const job *x = a, *y = b;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    return (x->item > y->item) - (x->item < y->item);
+}
+
+uint64_t pk_sweep_anchored(pk_item *items, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed) return UINT64_MAX; /* the stack would have to avoid them */
+    int32_t t;
+    pk_live_peak(items, n, &t);
+    job *held = mp_xmalloc((n + 1) * sizeof *held), *fwd = mp_xmalloc((2 * (size_t)n + 1) * sizeof *fwd),
+        *bwd = fwd + n;
+    uint32_t nh = 0, nf = 0, nb = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        pk_item *it = &items[i];
+        it->offset = 0;
+        if (!it->size) continue;
+        if (it->start <= t && t <= it->end) held[nh++] = (job){0, 0, it->size, i, true};
+        else if (it->start > t) fwd[nf++] = (job){it->start, (int64_t)it->end + 1, it->size, i, false};
+        else bwd[nb++] = (job){-(int64_t)it->end, -(int64_t)it->start + 1, it->size, i, false};
+    }
+    qsort(held, nh, sizeof *held, cmp_by_size_desc);
+    uint64_t top = 0;
+    for (uint32_t h = 0; h < nh; h++) {
+        items[held[h].item].offset = top;
+        top = mp_sat_add_u64(top, held[h].size);
+    }
+    uint64_t peak = top;
+    if (top != UINT64_MAX) {
+        /* after the node, each held block is freed where it ends; before
+         * it, in reversed time, where it starts */
+        uint32_t m = nf;
+        for (uint32_t h = 0; h < nh; h++) {
+            const pk_item *it = &items[held[h].item];
+            fwd[m++] = (job){0, (int64_t)it->end + 1, it->size, held[h].item, true};
+        }
+        uint64_t a = simulate(items, fwd, m, top);
+        m = nb;
+        for (uint32_t h = 0; h < nh; h++) {
+            const pk_item *it = &items[held[h].item];
+            bwd[m++] = (job){0, -(int64_t)it->start + 1, it->size, held[h].item, true};
+        }
+        uint64_t b = simulate(items, bwd, m, top);
+        peak = a > b ? a : b;
+    }
+    mp_xfree(held);
+    mp_xfree(fwd);
+    return peak;
+}

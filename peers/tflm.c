@@ -1,0 +1,32 @@
+/* tflm.c - the planner table's "tflm": TensorFlow Lite Micro's
+ * greedy-by-size memory planner (GreedyMemoryPlanner).  Buffers are taken
+ * by size, largest first; each goes at the lowest offset where it fits
+ * between the already placed buffers whose lifetimes overlap its own,
+ * scanned in offset order.  O(n^2) per buffer list, as in TFLite Micro. */
+#include "peers.h"
+
+static uint64_t tflm_pack(pk_item *items, uint32_t n) {
+    uint32_t *order = mp_xmalloc((n + 1) * sizeof *order);
+    uint32_t k = pr_order_by_size(items, n, order);
+    pr_placed placed;
+    pr_placed_init(&placed, items, n);
+    for (uint32_t q = 0; q < k; q++) {
+        pk_item *it = &items[order[q]];
+        uint64_t at = 0;
+        for (uint32_t j = 0; j < placed.n; j++) {
+            const pk_item *p = &items[placed.v[j]];
+            if (!pr_overlap(it, p)) continue;
+            uint64_t p_end = mp_sat_add_u64(p->offset, p->size);
+            if (mp_sat_add_u64(at, it->size) > p->offset && p_end > at) at = p_end; /* no room below p */
+        }
+        it->offset = at;
+        pr_placed_insert(&placed, items, order[q]);
+    }
+    mp_xfree(order);
+    mp_xfree(placed.v);
+    return pr_peak(items, n);
+}
+
+mp_plan *mp_tflm_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
+    return mp_opt_plan_packed(prog, o, tflm_pack, "tflm", err);
+}

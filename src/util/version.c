@@ -1,9 +1,0 @@
-/* version.c - the git revision memplan was built from (set by the
- * Makefile; "unknown" outside a git checkout). */
-#include "util.h"
-
-#ifndef MP_GIT_REV
-#define MP_GIT_REV "unknown"
-#endif
-
-const char *mp_git_revision(void) { return MP_GIT_REV; }

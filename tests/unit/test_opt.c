@@ -1,0 +1,401 @@
+/* test_opt.c - the optimized planner: valid, never above greedy, reuses a
+ * sub-graph's memory where the parent's tensors are dead, and its exact
+ * search finds (and proves) optima. */
+#include "helpers.h"
+
+#include "opt.h"
+#include "pack.h"
+
+#define HDR "memplan-graph 1\n"
+
+static mp_plan *plan_with(const mp_program *p, uint32_t algo, bool exact) {
+    mp_options o;
+    mp_options_default(&o);
+    o.algo = algo;
+    o.exact = exact;
+    mp_err err;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert(plan, "%s", err.msg);
+    return plan;
+}
+
+/* Whether no two items live at the same node share a byte, and the peak
+ * is the highest end. */
+static bool layout_valid(const pk_item *it, uint32_t n, uint64_t peak) {
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (it[i].size && it[i].offset + it[i].size > top) top = it[i].offset + it[i].size;
+        for (uint32_t j = i + 1; j < n; j++)
+            if (it[i].size && it[j].size && it[i].start <= it[j].end && it[j].start <= it[i].end &&
+                it[i].offset < it[j].offset + it[j].size && it[j].offset < it[i].offset + it[i].size)
+                return false;
+    }
+    return top == peak;
+}
+
+static uint64_t xorshift(uint64_t *x) {
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+Test(opt, valid_and_never_above_greedy_on_generated_graphs) {
+    static const uint32_t algos[] = {MP_ALGO_GREEDY, MP_ALGO_OPT};
+    unsigned better = 0, graphs = 0;
+    for (uint64_t i = 0; i < 400; i++) {
+        mp_gen_options g;
+        mp_options o;
+        mp_harness_case(2026, i, &g, &o);
+        mp_program *p = generated_program(&g);
+        mp_check_result r;
+        mp_check_graph(p, &o, algos, 2, &r);
+        cr_assert_not(r.failed, "case %llu: %s with %s: %s", (unsigned long long)i, r.kind, r.algo,
+                      r.message);
+        if (!r.out[0].code && r.out[1].total_bytes < r.out[0].total_bytes) better++;
+        graphs += !r.out[0].code;
+        mp_program_free(p);
+    }
+    /* not a target, a sanity check: opt should usually win outright */
+    cr_assert_gt(better * 4, graphs, "opt beat greedy on only %u of %u graphs", better, graphs);
+}
+
+/* Where the effort goes (layout.c): sub-graphs get a quick layout, and
+ * full effort where their size can still lower the total.  On programs
+ * past the safety net's size that must need no more than full effort
+ * everywhere, and the refinement must matter: quick layouts alone need
+ * more on most of them. */
+Test(opt, refines_the_subgraphs_that_decide_the_peak) {
+    unsigned refined_won = 0, programs = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        mp_gen_options g;
+        mp_gen_options_default(&g);
+        g.seed = seed;
+        g.tensors = 4000;
+        mp_program *p = generated_program(&g);
+        mp_options o;
+        mp_options_default(&o);
+        uint64_t bytes[3];
+        static const mp_opt_effort efforts[3] = {MP_OPT_LAZY, MP_OPT_FULL, MP_OPT_QUICK};
+        for (int m = 0; m < 3; m++) {
+            mp_err err;
+            mp_plan *plan = mp_opt_plan_effort(p, &o, efforts[m], &err);
+            cr_assert(plan, "seed %llu: %s", (unsigned long long)seed, err.msg);
+            mp_verify_report r;
+            cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "seed %llu effort %d: invalid plan",
+                         (unsigned long long)seed, m);
+            mp_verify_report_free(&r);
+            bytes[m] = mp_plan_total_bytes(plan);
+            mp_plan_free(plan);
+        }
+        cr_assert_leq(bytes[0], bytes[1], "seed %llu: lazy %llu, full %llu", (unsigned long long)seed,
+                      (unsigned long long)bytes[0], (unsigned long long)bytes[1]);
+        refined_won += bytes[0] < bytes[2];
+        programs++;
+        mp_program_free(p);
+    }
+    cr_assert_gt(refined_won * 2, programs, "refining beat quick layouts on %u of %u", refined_won, programs);
+}
+
+/* The parent's big tensor a lives before the cond and b after it; greedy
+ * reserves the branch's 4 KiB for the parent's whole life, opt only at the
+ * cond node, where a and b are dead, so they reuse it. */
+Test(opt, subgraph_memory_is_reused_where_the_parent_is_dead) {
+    const char *g = HDR
+        "graph main\ntensor x 16\ntensor a 4096\ntensor s 16\ntensor r 16\ntensor b 4096\ntensor y 16\n"
+        "node placeholder out=x\nnode call in=x out=a\nnode call in=a out=s\n"
+        "node cond in=s true=T false=T out=r\nnode call in=r out=b\nnode call in=b out=y\n"
+        "node output in=y\nend\n"
+        "graph T\ntensor i 16\ntensor big 4096\ntensor o 16\nnode placeholder out=i\n"
+        "node call in=i out=big\nnode call in=big out=o\nnode output in=o\nend\n";
+    mp_program *p = must_parse(g);
+    mp_plan *greedy = plan_with(p, MP_ALGO_GREEDY, false), *opt = plan_with(p, MP_ALGO_OPT, false);
+    uint64_t gb = mp_plan_total_bytes(greedy), ob = mp_plan_total_bytes(opt);
+    cr_assert_lt(ob, gb, "opt %llu, greedy %llu", (unsigned long long)ob, (unsigned long long)gb);
+    cr_assert_leq(ob, 4096 + 16 + 16 + 16, "opt %llu", (unsigned long long)ob);
+    mp_verify_report r;
+    mp_err err;
+    cr_assert_eq(mp_verify(p, opt, &r, &err), MP_OK);
+    mp_verify_report_free(&r);
+    mp_plan_free(greedy);
+    mp_plan_free(opt);
+    mp_program_free(p);
+}
+
+/* MiniMalloc's own example (examples/input.12.csv in its repository). */
+static const char INPUT12[] = "id,lower,upper,size\n"
+                              "b1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
+
+Test(opt, exact_search_packs_minimallocs_example_at_its_capacity) {
+    mp_buf g;
+    mp_buf_init(&g);
+    mp_err err;
+    cr_assert_eq(mp_import_csv(INPUT12, strlen(INPUT12), "input.12.csv", &g, &err), MP_OK, "%s", err.msg);
+    mp_program *p = must_parse(g.data);
+    mp_buf_free(&g);
+    mp_options o;
+    mp_options_default(&o);
+    o.algo = MP_ALGO_OPT;
+    o.alignment = 1;
+    o.exact = true;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert(plan);
+    /* 12 bytes is the peak of live bytes, so any valid 12-byte packing is
+     * optimal; several exist, so the test checks the bound and validity, not
+     * one particular set of offsets. */
+    cr_assert_eq(mp_plan_total_bytes(plan), 12);
+    mp_verify_report r;
+    cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "%s", err.msg);
+    mp_verify_report_free(&r);
+    mp_plan_free(plan);
+    mp_program_free(p);
+
+    /* The search alone, started from a 20-byte stack of the five blocks,
+     * must reach 12 and prove it. */
+    pk_item it[5] = {{4, 0, 2, false, 0},  {4, 3, 8, false, 4},  {4, 0, 8, false, 8},
+                     {4, 9, 20, false, 12}, {4, 0, 20, false, 16}};
+    bool proved = false;
+    uint64_t bound = 0, work = 0;
+    cr_assert_eq(pk_exact(it, 5, 20, 12, 1000000, &proved, &bound, &work), 12);
+    cr_assert(proved);
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            if (it[i].start <= it[j].end && it[j].start <= it[i].end)
+                cr_assert(it[i].offset + 4 <= it[j].offset || it[j].offset + 4 <= it[i].offset,
+                          "blocks %d and %d overlap", i, j);
+}
+
+Test(opt, import_keeps_lifetimes_and_sizes) {
+    mp_buf g;
+    mp_buf_init(&g);
+    mp_err err;
+    cr_assert_eq(mp_import_csv(INPUT12, strlen(INPUT12), "input.12.csv", &g, &err), MP_OK);
+    mp_program *p = must_parse(g.data);
+    mp_plan *plan = plan_with(p, MP_ALGO_GREEDY, false);
+    int64_t life[][2] = {{0, 2}, {3, 8}, {0, 8}, {9, 20}, {0, 20}};
+    for (int i = 0; i < 5; i++) {
+        cr_assert_eq(plan->graphs[0].allocs[i].life_start, life[i][0]);
+        cr_assert_eq(plan->graphs[0].allocs[i].life_end, life[i][1]);
+        cr_assert_eq(plan->graphs[0].allocs[i].size, 16); /* default alignment 16 */
+    }
+    mp_plan_free(plan);
+    mp_program_free(p);
+    mp_buf_free(&g);
+    static const char *const bad[] = {"lower,upper,size\n1,2,3\n", "id,lower,upper,size\nx,5,5,1\n",
+                                      "id,lower,upper,size\nx,1,q,1\n"};
+    for (int i = 0; i < 3; i++) {
+        mp_buf b;
+        mp_buf_init(&b);
+        cr_assert_eq(mp_import_csv(bad[i], strlen(bad[i]), "bad.csv", &b, &err), MP_EFORMAT, "%s", bad[i]);
+        mp_buf_free(&b);
+    }
+}
+
+/* Brute force: every order of a bottom-up placement reaches the optimum
+ * (a layout pushed down has every item on a neighbour or on 0). */
+static uint64_t brute(const pk_item *it, uint32_t n) {
+    uint32_t perm[10], c[10] = {0};
+    for (uint32_t i = 0; i < n; i++) perm[i] = i;
+    uint64_t best = UINT64_MAX;
+    for (;;) {
+        uint64_t off[10], peak = 0;
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t i = perm[q];
+            uint64_t mo = 0;
+            for (uint32_t r = 0; r < q; r++) {
+                uint32_t j = perm[r];
+                if (it[i].start <= it[j].end && it[j].start <= it[i].end && off[j] + it[j].size > mo)
+                    mo = off[j] + it[j].size;
+            }
+            off[i] = mo;
+            if (mo + it[i].size > peak) peak = mo + it[i].size;
+        }
+        if (peak < best) best = peak;
+        uint32_t i = 1;
+        while (i < n && c[i] >= i) c[i++] = 0;
+        if (i >= n) break;
+        uint32_t j = i % 2 ? c[i] : 0, tmp = perm[j];
+        perm[j] = perm[i];
+        perm[i] = tmp;
+        c[i]++;
+    }
+    return best;
+}
+
+Test(opt, exact_search_matches_brute_force) {
+    uint64_t x = 0x243f6a8885a308d3ull;
+    for (int t = 0; t < 400; t++) {
+        pk_item it[10];
+        uint32_t n = 3 + (uint32_t)(t % 6);
+        for (uint32_t i = 0; i < n; i++) {
+            xorshift(&x);
+            int32_t s = (int32_t)(x % 8), w = (int32_t)((x >> 8) % 5);
+            it[i] = (pk_item){1 + (x >> 16) % 7, s, s + w, false, 0};
+        }
+        pk_params prm = {1000, true, 10000000, 0, false};
+        pk_stats st;
+        uint64_t peak = pk_solve(it, n, &prm, &st), opt = brute(it, n);
+        cr_assert_eq(peak, opt, "instance %d: exact %llu, optimum %llu", t, (unsigned long long)peak,
+                     (unsigned long long)opt);
+        cr_assert(st.optimal, "instance %d: optimum not proved", t);
+        cr_assert(layout_valid(it, n, peak), "instance %d: overlap", t);
+    }
+}
+
+Test(opt, exact_reports_the_gap_when_out_of_budget) {
+    mp_program *p = must_parse(HDR "graph main\ntensor x 16\ntensor y 32\nnode placeholder out=x\n"
+                                   "node call in=x out=y\nnode output in=y\nend\n");
+    mp_plan *plan = plan_with(p, MP_ALGO_OPT, true);
+    /* trivially optimal: no search needed, no note about a gap */
+    cr_assert(!plan->notes || !strstr(plan->notes, "not proved"));
+    mp_plan_free(plan);
+    mp_program_free(p);
+}
+
+/* Found by fuzz-planners: four 2^62-byte tensors live together need 2^64
+ * bytes.  The packer's peaks once wrapped to 0 and opt wrote a plan with
+ * offsets past its buffer; now it refuses as greedy does, for a limit. */
+Test(opt, refuses_a_buffer_past_64_bits_as_a_limit) {
+    mp_program *p = must_parse(HDR "graph main\n"
+                                   "tensor a 4611686018427387899\ntensor b 4611686018427387899\n"
+                                   "tensor c 4611686018427387899\ntensor d 4611686018427387899\n"
+                                   "node placeholder out=a\nnode call in=a out=b\n"
+                                   "node call in=a,b out=c\nnode call in=a,b,c out=d\n"
+                                   "node output in=a,b,c,d\nend\n");
+    for (uint32_t algo = MP_ALGO_GREEDY; algo <= MP_ALGO_OPT; algo++) {
+        mp_options o;
+        mp_options_default(&o);
+        o.algo = algo;
+        mp_err err;
+        mp_plan *plan = mp_plan_program(p, &o, &err);
+        cr_assert_null(plan, "%s planned a 2^64-byte buffer", mp_algo_name(algo));
+        cr_assert_eq(err.code, MP_EPLAN);
+        cr_assert(err.limit, "%s: %s", mp_algo_name(algo), err.msg);
+        cr_assert(strstr(err.msg, "64 bits"), "%s", err.msg);
+    }
+    mp_program_free(p);
+}
+
+/* Greedy's objects reach past 2^64 where opt's tighter packing fits: opt
+ * plans it (a valid plan), and the harness accepts that. */
+Test(opt, plans_past_greedys_64_bit_limit) {
+    mp_program *p = must_parse(HDR "graph main\n"
+                                   "tensor a 4611686018427387891\ntensor b 4611686018427387890\n"
+                                   "tensor c 4611686018427387890\ntensor d 4611686018427387890\n"
+                                   "tensor e 4611686018427387890\n"
+                                   "node placeholder out=a\nnode call out=b\n"
+                                   "node call in=b out=c,d,e\nnode output in=c,d,e\nend\n");
+    mp_options o;
+    mp_options_default(&o);
+    o.alignment = 5;
+    mp_err err;
+    o.algo = MP_ALGO_GREEDY;
+    mp_plan *g = mp_plan_program(p, &o, &err);
+    cr_assert_null(g);
+    cr_assert(err.limit, "%s", err.msg);
+    o.algo = MP_ALGO_OPT;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert(plan, "%s", err.msg);
+    mp_verify_report vr;
+    cr_assert_eq(mp_verify(p, plan, &vr, &err), MP_OK);
+    mp_verify_report_free(&vr);
+    mp_plan_free(plan);
+    static const uint32_t algos[] = {MP_ALGO_GREEDY, MP_ALGO_OPT};
+    mp_check_result r;
+    mp_check_graph(p, &o, algos, 2, &r);
+    cr_assert_not(r.failed, "%s: %s", r.kind, r.message);
+    mp_program_free(p);
+}
+
+/* The anchored sweep stacks the items live at the busiest node (node 2
+ * here: 2 + 2 + 3 + 4 = 11 bytes) and runs the allocator out from there
+ * both ways; the plain time-ordered run leaves a hole there. */
+Test(opt, anchored_sweep_reaches_the_bound_where_the_plain_one_misses) {
+    pk_item a[] = {{2, 0, 2, false, 0}, {1, 4, 5, false, 0}, {2, 1, 1, false, 0},
+                   {2, 1, 4, false, 0}, {3, 0, 3, false, 0}, {4, 2, 4, false, 0}};
+    pk_item b[6];
+    memcpy(b, a, sizeof a);
+    uint64_t lower = pk_lower_bound(a, 6);
+    cr_assert_eq(lower, 11);
+    uint64_t plain = pk_sweep(a, 6), anchored = pk_sweep_anchored(b, 6);
+    cr_assert(layout_valid(a, 6, plain));
+    cr_assert(layout_valid(b, 6, anchored));
+    cr_assert_gt(plain, lower, "plain %llu", (unsigned long long)plain);
+    cr_assert_eq(anchored, lower, "anchored %llu", (unsigned long long)anchored);
+}
+
+Test(opt, sweeps_give_valid_layouts) {
+    uint64_t s = 7;
+    for (int trial = 0; trial < 3000; trial++) {
+        pk_item a[12], b[12];
+        uint32_t n = 1 + (uint32_t)(xorshift(&s) % 12);
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t st = (int32_t)(xorshift(&s) % 8), len = (int32_t)(xorshift(&s) % 6);
+            a[i] = (pk_item){xorshift(&s) % 5 * 16, st, st + len, false, 0};
+        }
+        memcpy(b, a, n * sizeof *a);
+        uint64_t plain = pk_sweep(a, n), anchored = pk_sweep_anchored(b, n);
+        cr_assert(layout_valid(a, n, plain), "trial %d: plain sweep", trial);
+        cr_assert(layout_valid(b, n, anchored), "trial %d: anchored sweep", trial);
+        cr_assert_geq(anchored, pk_lower_bound(b, n));
+    }
+}
+
+/* idealloc's pangu_2.6B (bench/data): its lower bound is reached at one
+ * node only, and only the anchored sweep finds a layout that packs it
+ * there; every one-by-one construction leaves 40 MiB (ratio 1.0076). */
+Test(opt, packs_pangu_at_its_lower_bound) {
+    mp_err err;
+    size_t len;
+    char *csv = mp_read_file("bench/data/idealloc/pangu_2.6B.csv", &len, &err);
+    cr_assert(csv, "%s", err.msg);
+    mp_buf g;
+    mp_buf_init(&g);
+    cr_assert_eq(mp_import_csv(csv, len, "pangu_2.6B.csv", &g, &err), MP_OK, "%s", err.msg);
+    mp_xfree(csv);
+    mp_program *p = must_parse(g.data);
+    mp_buf_free(&g);
+    mp_options o;
+    mp_options_default(&o);
+    o.alignment = 1;
+    o.algo = MP_ALGO_OPT;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert(plan, "%s", err.msg);
+    mp_verify_report r;
+    cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK);
+    cr_assert_eq(r.total_bytes, r.lower_bound, "%llu bytes, lower bound %llu",
+                 (unsigned long long)r.total_bytes, (unsigned long long)r.lower_bound);
+    mp_verify_report_free(&r);
+    mp_plan_free(plan);
+    mp_program_free(p);
+}
+
+/* --exact-ms holds: the search stops within one node's work of its
+ * budget, and does not start at all where its tables (every conflict
+ * pair) would not fit. */
+Test(opt, exact_search_keeps_to_its_budget) {
+    uint64_t x = 99;
+    enum { N = 300 };
+    pk_item *it = mp_xcalloc(N, sizeof *it);
+    for (uint32_t i = 0; i < N; i++) {
+        int32_t s = (int32_t)(xorshift(&x) % 1000);
+        it[i] = (pk_item){1 + xorshift(&x) % 4096, s, s + (int32_t)(xorshift(&x) % 300), false, 0};
+    }
+    uint64_t lower = pk_lower_bound(it, N), best = pk_sweep(it, N), work = 0, bound;
+    bool proved;
+    uint64_t got = pk_exact(it, N, best, lower, 200000, &proved, &bound, &work);
+    cr_assert_leq(got, best);
+    cr_assert(!proved || got == bound);
+    cr_assert_lt(work, 200000 + 50 * N, "work %llu", (unsigned long long)work);
+    mp_xfree(it);
+
+    enum { M = 5000 }; /* every pair overlaps: 12.5 M pairs */
+    it = mp_xcalloc(M, sizeof *it);
+    for (uint32_t i = 0; i < M; i++) it[i] = (pk_item){1 + i % 7, (int32_t)(i % 10), 20 + (int32_t)(i % 10), false, 0};
+    lower = pk_lower_bound(it, M);
+    best = pk_sweep(it, M);
+    work = 0;
+    got = pk_exact(it, M, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work);
+    cr_assert_eq(got, best + 1, "the search ran");
+    cr_assert_not(proved);
+    cr_assert_leq(work, M);
+    mp_xfree(it);
+}

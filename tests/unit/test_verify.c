@@ -1,0 +1,281 @@
+/* test_verify.c - the verifier: for each rule a valid plan, and the same
+ * plan broken in exactly that way, which must be rejected naming the rule. */
+#include "helpers.h"
+
+#define HDR "memplan-graph 1\n"
+
+static const char CHAIN[] = FIXTURE_CHAIN;
+static const char COND[] = FIXTURE_COND;
+
+static const char DEVS[] = HDR
+    "graph main\ntensor x 10 device=cuda\ntensor y 20\ntensor d 8 dynamic\ntensor z 30 device=cuda:1\n"
+    "node placeholder out=x\nnode call in=x out=y,d\nnode call in=y,d out=z\n"
+    "node output in=z\nend\n";
+
+typedef struct verdict {
+    int rc;
+    uint64_t per_rule[MP_N_RULES];
+    char text[8192];
+    uint64_t total, lower;
+} verdict;
+
+static verdict verify_text(const char *graph, const char *plan_text) {
+    verdict v;
+    memset(&v, 0, sizeof v);
+    mp_program *p = must_parse(graph);
+    mp_err err;
+    mp_plan *plan = mp_plan_parse(plan_text, strlen(plan_text), "p.mpp", p, &err);
+    cr_assert(plan != NULL, "plan unreadable: %s\n%s", err.msg, plan_text);
+    mp_verify_report r;
+    v.rc = mp_verify(p, plan, &r, &err);
+    memcpy(v.per_rule, r.per_rule, sizeof v.per_rule);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_verify_write_text(&r, &b);
+    snprintf(v.text, sizeof v.text, "%s", b.data);
+    v.total = r.total_bytes;
+    v.lower = r.lower_bound;
+    mp_buf_free(&b);
+    mp_verify_report_free(&r);
+    mp_plan_free(plan);
+    mp_program_free(p);
+    return v;
+}
+
+/* Replace the first occurrence of `from` with `to` (which must exist). */
+static char *edit(const char *s, const char *from, const char *to) {
+    const char *at = strstr(s, from);
+    cr_assert(at != NULL, "'%s' not in\n%s", from, s);
+    size_t n = strlen(s) - strlen(from) + strlen(to);
+    char *out = mp_xmalloc(n + 1);
+    size_t pre = (size_t)(at - s);
+    memcpy(out, s, pre);
+    strcpy(out + pre, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+static char *valid_plan(const char *graph, bool per_device) {
+    mp_options o;
+    mp_options_default(&o);
+    o.per_device = per_device;
+    char *plan = plan_of(graph, &o);
+    verdict v = verify_text(graph, plan);
+    cr_assert_eq(v.rc, MP_OK, "planner's plan is invalid:\n%s\n%s", v.text, plan);
+    return plan;
+}
+
+/* Break `plan` by replacing `from` with `to`; expect `rule` among the
+ * violations (and a line containing `fragment`). */
+static void expect_broken(const char *graph, const char *plan, const char *from,
+                          const char *to, uint32_t rule, const char *fragment) {
+    char *bad = edit(plan, from, to);
+    verdict v = verify_text(graph, bad);
+    cr_assert_eq(v.rc, MP_EINVALID, "accepted a broken plan:\n%s", bad);
+    cr_assert(v.per_rule[rule] > 0, "rule %s not named for\n%s\nreport:\n%s",
+              mp_rule_name(rule), bad, v.text);
+    cr_assert(strstr(v.text, fragment), "report lacks '%s':\n%s", fragment, v.text);
+    mp_xfree(bad);
+}
+
+Test(verify, valid_plans_pass_with_quality) {
+    char *p = valid_plan(CHAIN, false);
+    verdict v = verify_text(CHAIN, p);
+    cr_assert_eq(v.total, 528);
+    cr_assert_eq(v.lower, 528); /* node 3: x + a + b = 112 + 208 + 208 */
+    ASSERT_CONTAINS(v.text, "valid; total 528 bytes, lower bound 528 bytes, ratio 1.0000");
+    mp_xfree(p);
+    p = valid_plan(COND, false);
+    v = verify_text(COND, p);
+    /* at node 2 (cond): a 64 + r 16 live, plus the larger branch bound:
+     * f needs m + o = 128 at node 2 -> 208; total 224 */
+    cr_assert_eq(v.lower, 208, "%s", v.text);
+    cr_assert_eq(v.total, 224);
+    mp_xfree(p);
+}
+
+Test(verify, rule1_completeness) {
+    char *p = valid_plan(CHAIN, false);
+    expect_broken(CHAIN, p, "alloc c mem_id=1 obj=1 offset=208 size=64 life=4,5\n", "",
+                  MP_RULE_COMPLETENESS, "main: completeness: tensor c is not planned");
+    expect_broken(CHAIN, p, "alloc a ", "alloc w mem_id=1 obj=9 offset=0 size=64 life=0,2\nalloc a ",
+                  MP_RULE_COMPLETENESS, "w must not be planned: it is a constant");
+    expect_broken(CHAIN, p, "alloc_inputs=1", "alloc_inputs=0", MP_RULE_COMPLETENESS,
+                  "x must not be planned: it is a graph input and alloc_inputs=0");
+    mp_xfree(p);
+    /* cond bodies: inputs are not planned */
+    p = valid_plan(COND, false);
+    expect_broken(COND, p, "graph t\nbuffers 0 16\ndevices cpu:0 cpu:0\n",
+                  "graph t\nbuffers 0 64\ndevices cpu:0 cpu:0\nalloc i mem_id=1 obj=1 offset=16 size=48 life=0,1\n",
+                  MP_RULE_COMPLETENESS, "t: completeness: tensor i must not be planned");
+    mp_xfree(p);
+}
+
+Test(verify, rule2_sizes_and_alignment) {
+    char *p = valid_plan(CHAIN, false);
+    expect_broken(CHAIN, p, "offset=208 size=64", "offset=208 size=48", MP_RULE_SIZE,
+                  "size: c has size=48, but 50 bytes rounded up to 16 is 64");
+    expect_broken(CHAIN, p, "offset=416 size=112", "offset=408 size=112", MP_RULE_SIZE,
+                  "alignment: x at offset 408 in buffer 1 is not a multiple of 16");
+    expect_broken(CHAIN, p, "alignment=16", "alignment=32", MP_RULE_SIZE, "rounded up to 32");
+    mp_xfree(p);
+}
+
+Test(verify, rule3_bounds) {
+    char *p = valid_plan(CHAIN, false);
+    expect_broken(CHAIN, p, "buffers 0 528", "buffers 0 520", MP_RULE_BOUNDS,
+                  "bounds: x [416,528) lies outside buffer 1 of graph main (size 520)");
+    expect_broken(CHAIN, p, "buffers 0 528", "buffers 16 528", MP_RULE_BOUNDS,
+                  "buffer 0 (constants) has size 16");
+    expect_broken(CHAIN, p, "alloc y mem_id=1", "alloc y mem_id=2", MP_RULE_BOUNDS,
+                  "y is in buffer 2, but graph main has only buffers 0..1");
+    expect_broken(CHAIN, p, "alloc y mem_id=1", "alloc y mem_id=0", MP_RULE_BOUNDS,
+                  "holds constants only");
+    expect_broken(CHAIN, p, "offset=416 size=112", "offset=18446744073709551600 size=112",
+                  MP_RULE_BOUNDS, "lies outside buffer 1");
+    mp_xfree(p);
+    /* a sub-graph's allocation must fit the entry graph's buffer too */
+    p = valid_plan(COND, false);
+    expect_broken(COND, p, "buffers 0 224", "buffers 0 100", MP_RULE_BOUNDS,
+                  "f: bounds: m [0,112) lies outside buffer 1 of the entry graph");
+    mp_xfree(p);
+}
+
+Test(verify, rule4_overlap) {
+    char *p = valid_plan(CHAIN, false);
+    expect_broken(CHAIN, p, "alloc a mem_id=1 obj=1 offset=208", "alloc a mem_id=1 obj=1 offset=192",
+                  MP_RULE_OVERLAP,
+                  "main: overlap: a [192,400) and b [0,208) in buffer 1, both live at nodes 3..3");
+    /* same bytes, disjoint lifetimes: fine (y reuses b's bytes) */
+    verdict v = verify_text(CHAIN, p);
+    cr_assert_eq(v.rc, MP_OK);
+    mp_xfree(p);
+}
+
+Test(verify, rule4_inplace_family_may_share) {
+    const char *g = HDR
+        "graph main\ntensor x 16\ntensor a 64\ntensor b 64 inplace=a\ntensor b2 32 inplace=b\n"
+        "tensor c 16\nnode placeholder out=x\nnode call in=x out=a\nnode call in=a out=b\n"
+        "node call in=a,b out=b2\nnode call in=b2 out=c\nnode output in=c\nend\n";
+    char *p = valid_plan(g, false);
+    verdict v = verify_text(g, p);
+    cr_assert_eq(v.rc, MP_OK, "%s", v.text);
+    /* the family counts once in the bound: at node 3, a/b/b2 share 64 */
+    mp_xfree(p);
+}
+
+Test(verify, rule5_control_flow) {
+    char *p = valid_plan(COND, false);
+    /* r is live at the cond node; put it inside the sub-graph reservation */
+    expect_broken(COND, p, "alloc r mem_id=1 obj=1 offset=192", "alloc r mem_id=1 obj=1 offset=96",
+                  MP_RULE_CONTROL_FLOW,
+                  "main: control-flow: node 2 (cond) runs sub-graph f, whose memory [0,128) in "
+                  "buffer 1 overlaps r [96,112), live at node 2");
+    mp_xfree(p);
+}
+
+Test(verify, rule6_devices) {
+    char *p = valid_plan(DEVS, true);
+    cr_assert(strstr(p, "devices cpu:0 cpu:0 cuda:0 cuda:1"));
+    expect_broken(DEVS, p, "alloc x mem_id=2", "alloc x mem_id=1", MP_RULE_DEVICE,
+                  "device: x (cuda:0) lies in buffer 1, a cpu:0 buffer");
+    expect_broken(DEVS, p, "devices cpu:0 cpu:0 cuda:0 cuda:1", "devices cuda:0 cpu:0 cuda:0 cuda:1",
+                  MP_RULE_DEVICE, "buffer 0 (constants) is cpu:0");
+    expect_broken(DEVS, p, "per_device=1", "per_device=0", MP_RULE_DEVICE,
+                  "without per_device every buffer is cpu:0");
+    mp_xfree(p);
+}
+
+Test(verify, rule7_frees) {
+    char *p = valid_plan(DEVS, true);
+    ASSERT_CONTAINS(p, "free d after=2\n");
+    expect_broken(DEVS, p, "free d after=2\n", "", MP_RULE_FREE,
+                  "free: dynamic tensor d is never freed (last use at node 2)");
+    expect_broken(DEVS, p, "free d after=2\n", "free d after=1\n", MP_RULE_FREE,
+                  "before its last use at node 2");
+    expect_broken(DEVS, p, "free d after=2\n", "free d after=2\nfree y after=2\n", MP_RULE_FREE,
+                  "free: y is freed, but only dynamic tensors");
+    mp_xfree(p);
+}
+
+Test(verify, rule8_consistency) {
+    char *p = valid_plan(CHAIN, false);
+    expect_broken(CHAIN, p, "alloc a ", "alloc ghost mem_id=1 obj=0 offset=0 size=16 life=0,0\nalloc a ",
+                  MP_RULE_CONSISTENCY, "alloc for ghost, which is not a tensor of graph main");
+    expect_broken(CHAIN, p, "alloc a ", "alloc y mem_id=1 obj=0 offset=0 size=112 life=5,6\nalloc a ",
+                  MP_RULE_CONSISTENCY, "second alloc for y");
+    expect_broken(CHAIN, p, "life=2,3", "life=2,4", MP_RULE_CONSISTENCY,
+                  "a has life=2,4 but is live at nodes 2..3");
+    expect_broken(CHAIN, p, "end\n", "end\ngraph main\nbuffers 0 0\ndevices cpu:0 cpu:0\nend\n",
+                  MP_RULE_CONSISTENCY, "second block for graph main");
+    expect_broken(CHAIN, p, "end\n", "end\ngraph nope\nbuffers 0 0\ndevices cpu:0 cpu:0\nend\n",
+                  MP_RULE_CONSISTENCY, "which the graph file does not define");
+    expect_broken(CHAIN, p, "devices cpu:0 cpu:0", "devices cpu:0", MP_RULE_CONSISTENCY,
+                  "2 buffers but 1 devices");
+    expect_broken(CHAIN, p, "alloc_mutable=1", "alloc_mutable=7", MP_RULE_CONSISTENCY,
+                  "alloc_mutable=7 is neither 0 nor 1");
+    expect_broken(CHAIN, p, "alignment=16", "alignment=0", MP_RULE_CONSISTENCY, "alignment=0 is not in");
+    mp_xfree(p);
+    p = valid_plan(COND, false);
+    char *dropped = edit(p, "graph t\nbuffers 0 16\ndevices cpu:0 cpu:0\nalloc o mem_id=1 obj=0 offset=0 size=16 life=1,2\nend\n", "");
+    verdict v = verify_text(COND, dropped);
+    cr_assert(v.per_rule[MP_RULE_CONSISTENCY] > 0);
+    ASSERT_CONTAINS(v.text, "the plan has no block for graph t");
+    mp_xfree(dropped);
+    mp_xfree(p);
+}
+
+Test(verify, unreadable_plans_are_format_errors) {
+    mp_program *p = must_parse(CHAIN);
+    static const char *const bad[] = {
+        "",
+        "memplan-plan 2\n",
+        "memplan-plan 1\n",
+        "memplan-plan 1\noptions alignment=16\n",
+        "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=g\n"
+        "graph main\nbuffers 0 x\n",
+        "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=g\n"
+        "graph main\nbuffers 0 1\ndevices cpu:0 gpu:0\nend\n",
+        "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=g\n"
+        "graph main\nbuffers 0 1\ndevices cpu:0 cpu:0\nalloc x mem_id=1 obj=0 offset=0 size=1\nend\n",
+        "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=g\n"
+        "graph main\nbuffers 0 1\ndevices cpu:0 cpu:0\nalloc x mem_id=1 obj=0 offset=99999999999999999999 size=1 life=0,1\nend\n",
+        "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=g\n"
+        "graph main\nbuffers 0 1\ndevices cpu:0 cpu:0\n",
+        "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=g\n"
+        "alloc x mem_id=1 obj=0 offset=0 size=1 life=0,1\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mp_err err;
+        mp_plan *plan = mp_plan_parse(bad[i], strlen(bad[i]), "p.mpp", p, &err);
+        cr_assert_null(plan, "accepted unreadable plan %zu:\n%s", i, bad[i]);
+        cr_assert_eq(err.code, MP_EFORMAT);
+        cr_assert(strncmp(err.msg, "p.mpp:", 6) == 0, "%s", err.msg);
+    }
+    mp_program_free(p);
+}
+
+/* A million tensors in a chain with reuse: the sweep must stay n log n
+ * (no timing here: benchmarks measure speed, this checks it completes). */
+Test(verify, a_large_plan_verifies) {
+    const size_t n = 200000;
+    mp_buf g, pl;
+    mp_buf_init(&g);
+    mp_buf_init(&pl);
+    mp_buf_puts(&g, HDR "graph big\n");
+    for (size_t i = 0; i < n; i++) mp_buf_printf(&g, "tensor t%zu 16\n", i);
+    mp_buf_puts(&g, "node placeholder out=t0\n");
+    for (size_t i = 1; i < n; i++) mp_buf_printf(&g, "node call in=t%zu out=t%zu\n", i - 1, i);
+    mp_buf_printf(&g, "node output in=t%zu\nend\n", n - 1);
+    mp_buf_puts(&pl, "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 "
+                     "alloc_mutable=1 per_device=0 algo=test\ngraph big\nbuffers 0 32\n"
+                     "devices cpu:0 cpu:0\n");
+    for (size_t i = 0; i < n; i++)
+        mp_buf_printf(&pl, "alloc t%zu mem_id=1 obj=%zu offset=%zu size=16 life=%zu,%zu\n", i,
+                      i % 2, (i % 2) * 16, i, i + 1);
+    mp_buf_puts(&pl, "end\n");
+    verdict v = verify_text(g.data, pl.data);
+    cr_assert_eq(v.rc, MP_OK, "%.2000s", v.text);
+    mp_buf_free(&g);
+    mp_buf_free(&pl);
+}

@@ -1,0 +1,186 @@
+/* check.c - the differential checks the harness runs on one graph.
+ *
+ * For each algorithm: plan (default, repaired mode), verify the plan,
+ * plan again and compare bytes, write-parse-write the plan; then compare
+ * algorithms (opt never needs more bytes than greedy; both refuse the
+ * graphs that break a rule, and opt plans every graph greedy plans, but it
+ * may plan one that is past greedy's limits) and modes (where ExecuTorch's
+ * own plan, --et-exact, is valid, the repaired mode must be identical to
+ * it, unless float rounding, D9, changed ExecuTorch's sizes).  The first failure found is
+ * returned; the metrics of every plan go into rows. */
+#include "internal.h"
+#include "memplan_tools.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *plan_bytes(const mp_program *p, const mp_options *o, mp_plan **keep, int *code,
+                        bool *limit, char *msg, size_t msgsz) {
+    mp_err err;
+    mp_plan *plan = mp_plan_program(p, o, &err);
+    if (limit) *limit = false;
+    if (!plan) {
+        *code = err.code;
+        if (limit) *limit = err.limit;
+        snprintf(msg, msgsz, "%s", err.msg);
+        return NULL;
+    }
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_plan_write(plan, &b);
+    *code = 0;
+    if (keep) *keep = plan;
+    else mp_plan_free(plan);
+    return b.data;
+}
+
+static void fail(mp_check_result *r, const char *kind, const char *algo, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail(mp_check_result *r, const char *kind, const char *algo, const char *fmt, ...) {
+    if (r->failed) return; /* keep the first */
+    r->failed = true;
+    snprintf(r->kind, sizeof r->kind, "%s", kind);
+    snprintf(r->algo, sizeof r->algo, "%s", algo);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t count_tensors(const mp_program *p) {
+    uint64_t n = 0;
+    for (uint32_t g = 0; g < p->n_graphs; g++) n += p->graphs[g].n_tensors;
+    return n;
+}
+
+static uint64_t count_nodes(const mp_program *p) {
+    uint64_t n = 0;
+    for (uint32_t g = 0; g < p->n_graphs; g++) n += p->graphs[g].n_nodes;
+    return n;
+}
+
+/* Plan with one algorithm, verify, re-plan, round-trip; fill its row. */
+/* compare_et: whether ExecuTorch's plan, where valid, must equal this one
+ * (not where float rounding, D9, changes a size) */
+static void check_algo(const mp_program *p, const mp_options *base, uint32_t algo, bool compare_et,
+                       mp_check_result *r, mp_algo_outcome *out) {
+    mp_options o = *base;
+    o.algo = algo;
+    const char *name = mp_algo_name(algo);
+    char msg[1024];
+    int code;
+    mp_plan *plan = NULL;
+    double t0 = now_ms();
+    char *text = plan_bytes(p, &o, &plan, &code, &out->limit, msg, sizeof msg);
+    out->plan_ms = now_ms() - t0;
+    out->code = code;
+    if (!text) {
+        snprintf(out->verify, sizeof out->verify, "refused");
+        if (code != MP_EPLAN) fail(r, "error", name, "planning failed with code %d: %s", code, msg);
+        return;
+    }
+    mp_err err;
+    mp_plan *back = mp_plan_parse(text, strlen(text), "<plan>", p, &err);
+    if (!back) {
+        fail(r, "unreadable-plan", name, "the plan does not parse back: %s", err.msg);
+    } else {
+        mp_buf again;
+        mp_buf_init(&again);
+        mp_plan_write(back, &again);
+        if (strcmp(again.data, text) != 0)
+            fail(r, "roundtrip", name, "write(parse(plan)) differs from the plan");
+        mp_buf_free(&again);
+        mp_verify_report vr;
+        int vrc = mp_verify(p, back, &vr, &err);
+        out->total_bytes = vr.total_bytes;
+        out->lower_bound = vr.lower_bound;
+        out->ratio = vr.ratio;
+        out->violations = vr.n_violations;
+        snprintf(out->verify, sizeof out->verify, "%s", vrc == MP_OK ? "valid" : "invalid");
+        if (vrc != MP_OK) {
+            mp_buf b;
+            mp_buf_init(&b);
+            mp_verify_write_text(&vr, &b);
+            fail(r, "invalid", name, "%.900s", b.data);
+            mp_buf_free(&b);
+        }
+        mp_verify_report_free(&vr);
+        mp_plan_free(back);
+    }
+    size_t bl = 0;
+    for (uint32_t g = 0; g < plan->n_graphs; g++) {
+        if (plan->graphs[g].graph != 0) continue;
+        for (uint32_t i = 0; i < plan->graphs[g].n_buffers && bl + 24 < sizeof out->buffers; i++)
+            bl += (size_t)snprintf(out->buffers + bl, sizeof out->buffers - bl, "%s%llu", i ? " " : "",
+                                   (unsigned long long)plan->graphs[g].buffers[i]);
+    }
+    mp_plan_free(plan);
+    char *second = plan_bytes(p, &o, NULL, &code, NULL, msg, sizeof msg);
+    if (!second || strcmp(second, text) != 0)
+        fail(r, "nondeterministic", name, "planning twice gave different plans");
+    mp_xfree(second);
+    /* where ExecuTorch's plan is valid, the repaired mode must equal it */
+    if ((mp_planner_get(algo)->caps & MP_CAP_ET_EXACT) && compare_et) {
+        o.et_exact = true;
+        char *et = plan_bytes(p, &o, NULL, &code, NULL, msg, sizeof msg);
+        if (et) {
+            mp_plan *ep = mp_plan_parse(et, strlen(et), "<et>", p, &err);
+            mp_verify_report vr;
+            if (ep && mp_verify(p, ep, &vr, &err) == MP_OK && strcmp(et, text) != 0)
+                fail(r, "et-divergence", name,
+                     "ExecuTorch's plan (--et-exact) is valid but the repaired plan differs");
+            if (ep) mp_verify_report_free(&vr);
+            mp_plan_free(ep);
+        }
+        mp_xfree(et);
+    }
+    mp_xfree(text);
+}
+
+/* A planner that promises never to need more than the reference: it plans
+ * what the reference plans (and may plan a valid graph past the
+ * reference's limits; its plan was verified), in no more bytes. */
+static void check_no_worse(mp_check_result *r, const mp_algo_outcome *ref, const mp_algo_outcome *o,
+                           const char *name) {
+    bool beyond = ref->code && ref->limit && !o->code;
+    if ((ref->code == 0) != (o->code == 0) && !beyond)
+        fail(r, "refusal-mismatch", name, "greedy %s but %s %s", ref->code ? "refuses" : "plans",
+             name, o->code ? "refuses" : "plans");
+    else if (!ref->code && o->total_bytes > ref->total_bytes)
+        fail(r, "opt-worse", name, "%s needs %llu bytes, greedy %llu", name,
+             (unsigned long long)o->total_bytes, (unsigned long long)ref->total_bytes);
+}
+
+void mp_check_graph(const mp_program *p, const mp_options *base, const uint32_t *algos,
+                    uint32_t n_algos, mp_check_result *r) {
+    memset(r, 0, sizeof *r);
+    r->tensors = count_tensors(p);
+    r->nodes = count_nodes(p);
+    r->n_algos = n_algos;
+    bool compare_et = !mp_ref_et_rounding_differs(p, base->alignment);
+    for (uint32_t k = 0; k < n_algos; k++) {
+        r->algos[k] = algos[k];
+        check_algo(p, base, algos[k], compare_et, r, &r->out[k]);
+    }
+    const mp_algo_outcome *ref = NULL;
+    for (uint32_t k = 0; k < n_algos; k++)
+        if (mp_planner_get(algos[k])->caps & MP_CAP_REFERENCE) ref = &r->out[k];
+    for (uint32_t k = 0; ref && k < n_algos; k++)
+        if (mp_planner_get(algos[k])->caps & MP_CAP_NO_WORSE)
+            check_no_worse(r, ref, &r->out[k], mp_algo_name(algos[k]));
+}
+
+/* Peak resident set of this process, in KiB (Linux reports KiB). */
+uint64_t mp_peak_rss_kb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (uint64_t)ru.ru_maxrss;
+}

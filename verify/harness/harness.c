@@ -1,0 +1,402 @@
+/* harness.c - `memplan harness`: generate graphs over a spread of options,
+ * run every check on each, record the metrics, write shrunk reproducers.
+ *
+ * Each graph is checked in a child process of its own (up to --jobs at
+ * once), so a crash is a finding, not the end of the run; the child sends
+ * its mp_check_result back through a pipe.  The parent records the whole
+ * run in one transaction at the end. */
+#include "internal.h"
+#include "memplan_tools.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+void mp_harness_case(uint64_t seed, uint64_t i, mp_gen_options *g, mp_options *o) {
+    uint64_t r = mix(mix(seed) ^ i);
+#define TAKE(n) ((r = mix(r)) % (n))
+    static const uint32_t aligns[] = {1, 2, 4, 8, 16, 16, 16, 16, 32, 64, 128, 24};
+    mp_gen_options_default(g);
+    g->seed = mix(r ^ 0x5eed);
+    uint64_t prof = TAKE(10);
+    g->profile = prof < 7 ? MP_PROFILE_MIXED : 1 + (uint32_t)TAKE(MP_N_PROFILES - 1);
+    uint64_t big = TAKE(2);
+    g->tensors = g->profile == MP_PROFILE_MIXED ? 4 + TAKE(big ? 150 : 40) : 20 + TAKE(300);
+    g->depth = (uint32_t)TAKE(4);
+    uint64_t devs = TAKE(10);
+    g->n_devices = devs < 5 ? 1 : devs < 8 ? 2 : 4;
+    g->devices[0] = (mp_device){MP_DEV_CPU, 0};
+    g->devices[1] = (mp_device){MP_DEV_CUDA, 0};
+    g->devices[2] = (mp_device){MP_DEV_CUDA, 1};
+    g->devices[3] = (mp_device){MP_DEV_CPU, 1};
+    mp_options_default(o);
+    o->alignment = aligns[TAKE(sizeof aligns / sizeof *aligns)];
+    o->alloc_inputs = TAKE(5) != 0;
+    o->alloc_outputs = TAKE(5) != 0;
+    o->alloc_mutable = TAKE(5) != 0;
+    o->per_device = TAKE(5) < 2;
+#undef TAKE
+}
+
+void mp_options_to_args(const mp_options *o, char *buf, size_t n) {
+    snprintf(buf, n, "--alignment %u%s%s%s%s%s", o->alignment,
+             o->alloc_inputs ? "" : " --no-alloc-inputs", o->alloc_outputs ? "" : " --no-alloc-outputs",
+             o->alloc_mutable ? "" : " --no-alloc-mutable", o->per_device ? " --per-device" : "",
+             o->et_exact ? " --et-exact" : "");
+}
+
+static void case_label(uint64_t seed, uint64_t i, const mp_gen_options *g, const mp_options *o,
+                       char *id, size_t idn, char *opts, size_t on) {
+    char args[200], dev[24];
+    snprintf(id, idn, "h%llu-%llu", (unsigned long long)seed, (unsigned long long)i);
+    mp_options_to_args(o, args, sizeof args);
+    size_t k = (size_t)snprintf(opts, on, "%s --profile %s --tensors %llu --depth %u --devices ", args,
+                                mp_gen_profile_name(g->profile), (unsigned long long)g->tensors, g->depth);
+    for (uint32_t d = 0; d < g->n_devices && k < on; d++)
+        k += (size_t)snprintf(opts + k, on - k, "%s%s", d ? "," : "", mp_device_str(g->devices[d], dev));
+}
+
+/* ----------------------------------------------------------- one graph */
+
+static void run_case(const mp_harness_options *h, uint64_t i, mp_check_result *r) {
+    mp_gen_options g;
+    mp_options o;
+    mp_harness_case(h->seed, i, &g, &o);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_gen(&g, &b);
+    mp_err err;
+    mp_program *p = mp_graph_parse(b.data, b.len, "<gen>", &err);
+    mp_buf_free(&b);
+    if (!p) {
+        memset(r, 0, sizeof *r);
+        r->failed = true;
+        snprintf(r->kind, sizeof r->kind, "generator");
+        snprintf(r->message, sizeof r->message, "generated graph does not parse: %.900s", err.msg);
+        return;
+    }
+    mp_check_graph(p, &o, h->algos, h->n_algos, r);
+    mp_program_free(p);
+}
+
+static bool write_all(int fd, const void *p, size_t n) {
+    const char *s = p;
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        s += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+static bool read_all(int fd, void *p, size_t n) {
+    char *s = p;
+    while (n) {
+        ssize_t r = read(fd, s, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        s += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+typedef struct slot {
+    pid_t pid;
+    int fd;
+    uint64_t index;
+} slot;
+
+static int spawn(const mp_harness_options *h, uint64_t i, slot *s) {
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        mp_check_result r;
+        run_case(h, i, &r);
+        _exit(write_all(fds[1], &r, sizeof r) ? 0 : 1);
+    }
+    close(fds[1]);
+    s->pid = pid;
+    s->fd = fds[0];
+    s->index = i;
+    return 0;
+}
+
+/* Collect a child: its result, or a crash finding. */
+static void reap(slot *s, mp_check_result *r) {
+    bool got = read_all(s->fd, r, sizeof *r);
+    close(s->fd);
+    int status = 0;
+    while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {}
+    if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        memset(r, 0, sizeof *r);
+        r->failed = true;
+        snprintf(r->kind, sizeof r->kind, "crash");
+        if (WIFSIGNALED(status))
+            snprintf(r->message, sizeof r->message, "the check died of signal %d", WTERMSIG(status));
+        else
+            snprintf(r->message, sizeof r->message, "the check exited with status %d",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+}
+
+/* ------------------------------------------------------------ shrinking */
+
+typedef struct repro {
+    const mp_harness_options *h;
+    mp_options o;
+    char kind[32], algo[16];
+} repro;
+
+/* Does the failure persist on this text?  Checked in a child, so that a
+ * crash reproduces as a crash. */
+static bool still_fails(const char *text, size_t len, void *ctx) {
+    const repro *rp = ctx;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return false;
+    if (pid == 0) {
+        mp_err err;
+        mp_program *p = mp_graph_parse(text, len, "<shrink>", &err);
+        if (!p) _exit(1);
+        mp_check_result r;
+        mp_check_graph(p, &rp->o, rp->h->algos, rp->h->n_algos, &r);
+        _exit(r.failed && strcmp(r.kind, rp->kind) == 0 && strcmp(r.algo, rp->algo) == 0 ? 0 : 1);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (strcmp(rp->kind, "crash") == 0) return WIFSIGNALED(status);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void save(const char *dir, const char *name, const char *ext, const char *data) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
+    mp_err err;
+    if (mp_write_file_atomic(path, data, strlen(data), &err))
+        fprintf(stderr, "memplan harness: %s\n", err.msg);
+}
+
+static void write_repro(const mp_harness_options *h, uint64_t i, const mp_check_result *r) {
+    mp_gen_options g;
+    repro rp = {h, {0}, "", ""};
+    mp_harness_case(h->seed, i, &g, &rp.o);
+    snprintf(rp.kind, sizeof rp.kind, "%s", r->kind);
+    snprintf(rp.algo, sizeof rp.algo, "%s", r->algo);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_gen(&g, &b);
+    char *text = h->shrink ? mp_shrink(b.data, still_fails, &rp, 4000) : NULL;
+    const char *graph = text ? text : b.data;
+    mkdir(h->failures_dir, 0777);
+    char name[160], args[256], id[64], opts[400];
+    case_label(h->seed, i, &g, &rp.o, id, sizeof id, opts, sizeof opts);
+    snprintf(name, sizeof name, "%s-%s%s%s", id, r->kind, r->algo[0] ? "-" : "", r->algo);
+    mp_options_to_args(&rp.o, args, sizeof args);
+    save(h->failures_dir, name, ".mpg", graph);
+    char info[2048];
+    snprintf(info, sizeof info,
+             "failure: %s%s%s\ncase: %s (%s)\nreproduce: memplan plan %s%s%s %s/%s.mpg\n\n%s\n",
+             r->kind, r->algo[0] ? " with " : "", r->algo, id, opts, args,
+             r->algo[0] ? " --algo " : "", r->algo, h->failures_dir, name, r->message);
+    save(h->failures_dir, name, ".txt", info);
+    char argline[300];
+    snprintf(argline, sizeof argline, "%s%s%s\n", args, r->algo[0] ? " --algo " : "", r->algo);
+    save(h->failures_dir, name, ".args", argline);
+    /* the failing plan itself, when there is one */
+    int a = mp_algo_parse(r->algo);
+    mp_err err;
+    mp_program *p = mp_graph_parse(graph, strlen(graph), name, &err);
+    if (p && a >= 0) {
+        mp_options o = rp.o;
+        o.algo = (uint32_t)a;
+        mp_plan *plan = mp_plan_program(p, &o, &err);
+        if (plan) {
+            mp_buf pb;
+            mp_buf_init(&pb);
+            mp_plan_write(plan, &pb);
+            save(h->failures_dir, name, ".mpp", pb.data);
+            mp_buf_free(&pb);
+            mp_plan_free(plan);
+        }
+    }
+    mp_program_free(p);
+    fprintf(stderr, "memplan harness: %s: %s -> %s/%s.mpg\n", id, r->kind, h->failures_dir, name);
+    mp_xfree(text);
+    mp_buf_free(&b);
+}
+
+/* -------------------------------------------------------------- the run */
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(const mp_harness_options *h, uint64_t done, uint64_t failures, double t0) {
+    if (!h->progress) return;
+    double dt = now_s() - t0, rate = dt > 0 ? (double)done / dt : 0;
+    double eta = rate > 0 ? (double)(h->count - done) / rate : 0;
+    fprintf(stderr, "\r[harness] %llu/%llu graphs  %.1f/s  %llu failure%s  ETA %.0fs   ",
+            (unsigned long long)done, (unsigned long long)h->count, rate,
+            (unsigned long long)failures, failures == 1 ? "" : "s", eta);
+    if (done == h->count) fputc('\n', stderr);
+}
+
+/* Wait until some child has written its result (or died). */
+static slot *wait_any(slot *slots, uint32_t jobs) {
+    struct pollfd pf[64];
+    uint32_t map[64], np = 0;
+    for (uint32_t k = 0; k < jobs && np < 64; k++)
+        if (slots[k].pid) {
+            pf[np] = (struct pollfd){slots[k].fd, POLLIN, 0};
+            map[np++] = k;
+        }
+    while (poll(pf, np, -1) < 0 && errno == EINTR) {}
+    uint32_t k = 0;
+    while (k < np && !pf[k].revents) k++;
+    return &slots[map[k < np ? k : 0]];
+}
+
+static void add_rows(const mp_harness_options *h, uint64_t i, const mp_check_result *r,
+                     mp_result_row *rows, size_t *nr, char **strings, size_t *ns) {
+    mp_gen_options g;
+    mp_options o;
+    mp_harness_case(h->seed, i, &g, &o);
+    char id[64], opts[400];
+    case_label(h->seed, i, &g, &o, id, sizeof id, opts, sizeof opts);
+    char *sid = strings[(*ns)++] = strcpy(mp_xmalloc(strlen(id) + 1), id);
+    char *sop = strings[(*ns)++] = strcpy(mp_xmalloc(strlen(opts) + 1), opts);
+    for (uint32_t k = 0; k < r->n_algos; k++) {
+        const mp_algo_outcome *a = &r->out[k];
+        mp_result_row *row = &rows[(*nr)++];
+        memset(row, 0, sizeof *row);
+        row->graph = sid;
+        row->options = sop;
+        row->algo = mp_algo_name(r->algos[k]);
+        row->profile = mp_gen_profile_name(g.profile);
+        row->tensors = r->tensors;
+        row->nodes = r->nodes;
+        row->lower_bound = a->lower_bound;
+        row->total_bytes = a->total_bytes;
+        row->buffers = strings[(*ns)++] = strcpy(mp_xmalloc(strlen(a->buffers) + 1), a->buffers);
+        row->ratio = a->ratio;
+        row->plan_ms = a->plan_ms;
+        row->violations = a->violations;
+        bool crashed = r->failed && strcmp(r->kind, "crash") == 0;
+        row->verify = crashed ? "crash" : a->verify[0] ? a->verify : "refused";
+    }
+}
+
+/* Run every case in children, at most `jobs` at once, into results[]. */
+static int run_cases(const mp_harness_options *h, mp_check_result *results, double t0,
+                     mp_err *err) {
+    uint32_t jobs = h->jobs ? h->jobs : 1;
+    slot *slots = mp_xcalloc(jobs, sizeof *slots);
+    uint64_t next_i = 0, done = 0, running = 0, failures = 0;
+    int rc = MP_OK;
+    while (done < h->count && rc == MP_OK) {
+        while (running < jobs && next_i < h->count) {
+            slot *s = NULL;
+            for (uint32_t k = 0; k < jobs; k++)
+                if (!slots[k].pid) s = &slots[k];
+            if (spawn(h, next_i, s)) {
+                rc = mp_err_set(err, MP_EFORMAT, "memplan harness: fork failed: %s", strerror(errno));
+                break;
+            }
+            next_i++;
+            running++;
+        }
+        if (rc) break;
+        slot *sl = wait_any(slots, jobs);
+        reap(sl, &results[sl->index]);
+        failures += results[sl->index].failed;
+        sl->pid = 0;
+        running--;
+        done++;
+        progress(h, done, failures, t0);
+    }
+    for (uint32_t k = 0; k < jobs; k++)
+        if (slots[k].pid) {
+            kill(slots[k].pid, SIGKILL);
+            waitpid(slots[k].pid, NULL, 0);
+            close(slots[k].fd);
+        }
+    mp_xfree(slots);
+    return rc;
+}
+
+/* The run's command line, as recorded: "--seed S --count N --algos a,b". */
+static void option_line(const mp_harness_options *h, char *buf, size_t n) {
+    size_t k = (size_t)snprintf(buf, n, "--seed %llu --count %llu --algos ",
+                                (unsigned long long)h->seed, (unsigned long long)h->count);
+    for (uint32_t a = 0; a < h->n_algos && k < n; a++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", a ? "," : "", mp_algo_name(h->algos[a]));
+}
+
+/* Rows for the store, reproducers for the failures, the run recorded. */
+static int record(const mp_harness_options *h, mp_db *db, const mp_check_result *results,
+                  mp_harness_summary *sum, mp_err *err) {
+    /* per case: its id and options, and a buffer list per algorithm */
+    mp_result_row *rows = mp_xcalloc(h->count * h->n_algos + 1, sizeof *rows);
+    char **strings = mp_xcalloc(h->count * (2 + h->n_algos) + 1, sizeof *strings);
+    size_t nr = 0, ns = 0;
+    int rc = MP_OK;
+    for (uint64_t i = 0; i < h->count; i++) {
+        add_rows(h, i, &results[i], rows, &nr, strings, &ns);
+        if (results[i].failed) {
+            sum->failures++;
+            write_repro(h, i, &results[i]);
+        }
+    }
+    sum->graphs = h->count;
+    sum->plans = nr;
+    if (db) {
+        mp_run_info run = {"harness", NULL, "", h->seed, h->count};
+        char optline[64 + MP_MAX_PLANNERS * 24];
+        option_line(h, optline, sizeof optline);
+        run.options = optline;
+        rc = mp_db_record(db, &run, rows, nr, NULL, 0, &sum->run_id, err);
+    }
+    for (size_t k = 0; k < ns; k++) mp_xfree(strings[k]);
+    mp_xfree(strings);
+    mp_xfree(rows);
+    return rc;
+}
+
+int mp_harness_run(const mp_harness_options *h, mp_harness_summary *sum, mp_err *err) {
+    memset(sum, 0, sizeof *sum);
+    mp_db *db = NULL;
+    if (h->db && !(db = mp_db_open(h->db, err))) return err->code;
+    mp_check_result *results = mp_xcalloc(h->count + 1, sizeof *results);
+    double t0 = now_s();
+    int rc = run_cases(h, results, t0, err);
+    sum->seconds = now_s() - t0;
+    if (rc == MP_OK) rc = record(h, db, results, sum, err);
+    mp_xfree(results);
+    mp_db_close(db);
+    return rc;
+}

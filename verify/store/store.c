@@ -1,0 +1,269 @@
+/* store.c - the SQLite metrics store (results/metrics.db).
+ *
+ * Schema (PRAGMA user_version = MP_DB_SCHEMA), documented in
+ * docs/metrics.md:
+ *   runs(id, started, finished, kind, git_rev, host, version, options,
+ *        seed, count)
+ *   results(run_id, graph, algo, options, profile, tensors, nodes,
+ *           lower_bound, total_bytes, buffers, ratio, plan_ms, peak_kb,
+ *           verify, violations)
+ *   campaigns(run_id, target, engine, seconds, executions, corpus_size,
+ *             coverage, crashes)
+ * Older databases are migrated step by step inside one transaction each;
+ * a database newer than this memplan is refused, never touched.
+ * WAL mode and a busy timeout let several processes write one database;
+ * a run is written in one IMMEDIATE transaction, so a killed run leaves no
+ * row at all. */
+#include "internal.h"
+#include "memplan_tools.h"
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+struct mp_db {
+    sqlite3 *db;
+    char *path;
+};
+
+/* Version 1: the first schema. */
+static const char SCHEMA_V1[] =
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT NOT NULL, kind TEXT NOT NULL,"
+    " git_rev TEXT, host TEXT, version TEXT, options TEXT);"
+    "CREATE TABLE results(run_id INTEGER NOT NULL REFERENCES runs(id), graph TEXT NOT NULL,"
+    " algo TEXT NOT NULL, tensors INTEGER, nodes INTEGER, lower_bound INTEGER,"
+    " total_bytes INTEGER, ratio REAL, verify TEXT, PRIMARY KEY(run_id, graph, algo));";
+
+/* Each step takes version k to k + 1. */
+static const char *const MIGRATIONS[] = {
+    /* 1 -> 2: per-buffer bytes, timing, memory, options, violation counts */
+    "ALTER TABLE runs ADD COLUMN finished TEXT;"
+    "ALTER TABLE runs ADD COLUMN seed INTEGER;"
+    "ALTER TABLE runs ADD COLUMN count INTEGER;"
+    "ALTER TABLE results ADD COLUMN options TEXT;"
+    "ALTER TABLE results ADD COLUMN profile TEXT;"
+    "ALTER TABLE results ADD COLUMN buffers TEXT;"
+    "ALTER TABLE results ADD COLUMN plan_ms REAL;"
+    "ALTER TABLE results ADD COLUMN peak_kb INTEGER;"
+    "ALTER TABLE results ADD COLUMN violations INTEGER;",
+    /* 2 -> 3: fuzzing campaigns, and indexes for the report */
+    "CREATE TABLE campaigns(run_id INTEGER NOT NULL REFERENCES runs(id), target TEXT NOT NULL,"
+    " engine TEXT NOT NULL, seconds REAL, executions INTEGER, corpus_size INTEGER,"
+    " coverage INTEGER, crashes INTEGER);"
+    "CREATE INDEX results_by_graph ON results(graph, algo);"
+    "CREATE INDEX runs_by_kind ON runs(kind, id);",
+};
+
+int mp_db_schema_version(void) { return 1 + (int)(sizeof MIGRATIONS / sizeof *MIGRATIONS); }
+
+static int db_fail(mp_db *d, mp_err *err, const char *what) {
+    return mp_err_set(err, MP_EFORMAT, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->db));
+}
+
+static int exec(mp_db *d, const char *sql, mp_err *err) {
+    char *msg = NULL;
+    if (sqlite3_exec(d->db, sql, NULL, NULL, &msg) == SQLITE_OK) return MP_OK;
+    mp_err_set(err, MP_EFORMAT, "%s: %s", d->path, msg ? msg : "SQL error");
+    sqlite3_free(msg);
+    return MP_EFORMAT;
+}
+
+static int user_version(mp_db *d, int *v) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) return -1;
+    int rc = sqlite3_step(st);
+    *v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Bring the schema to the current version; each step is atomic. */
+static int migrate(mp_db *d, mp_err *err) {
+    int v;
+    if (exec(d, "BEGIN IMMEDIATE", err)) return MP_EFORMAT;
+    if (user_version(d, &v)) {
+        exec(d, "ROLLBACK", NULL);
+        return db_fail(d, err, "cannot read the schema version");
+    }
+    int target = mp_db_schema_version();
+    if (v > target) {
+        exec(d, "ROLLBACK", NULL);
+        return mp_err_set(err, MP_EFORMAT,
+                          "%s: schema version %d is newer than this memplan's (%d); "
+                          "use a newer memplan", d->path, v, target);
+    }
+    int rc = MP_OK;
+    if (v == 0) { /* a new database */
+        sqlite3_stmt *st;
+        sqlite3_prepare_v2(d->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+        int objects = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+        sqlite3_finalize(st);
+        if (objects != 0)
+            rc = mp_err_set(err, MP_EFORMAT, "%s: not a memplan metrics database", d->path);
+        else
+            rc = exec(d, SCHEMA_V1, err);
+        v = 1;
+    }
+    for (; rc == MP_OK && v < target; v++) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+        rc = exec(d, MIGRATIONS[v - 1], err);
+        if (rc == MP_OK) rc = exec(d, pragma, err);
+    }
+    if (rc == MP_OK) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", target);
+        rc = exec(d, pragma, err);
+    }
+    if (rc == MP_OK) return exec(d, "COMMIT", err);
+    exec(d, "ROLLBACK", NULL);
+    return rc;
+}
+
+mp_db *mp_db_open(const char *path, mp_err *err) {
+    mp_db *d = mp_xcalloc(1, sizeof *d);
+    d->path = mp_xmalloc(strlen(path) + 1);
+    strcpy(d->path, path);
+    if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        db_fail(d, err, "cannot open");
+        mp_db_close(d);
+        return NULL;
+    }
+    sqlite3_busy_timeout(d->db, 30000);
+    if (exec(d, "PRAGMA journal_mode = WAL", err) || exec(d, "PRAGMA foreign_keys = ON", err) ||
+        migrate(d, err)) {
+        mp_db_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Open an existing database read-only-ish for queries: it must exist. */
+mp_db *mp_db_open_existing(const char *path, mp_err *err) {
+    if (access(path, F_OK) != 0) {
+        mp_err_set(err, MP_EFORMAT, "%s: no such metrics database", path);
+        return NULL;
+    }
+    return mp_db_open(path, err);
+}
+
+void mp_db_close(mp_db *d) {
+    if (!d) return;
+    sqlite3_close(d->db);
+    mp_xfree(d->path);
+    mp_xfree(d);
+}
+
+sqlite3 *mp_db_sqlite(mp_db *d) { return d->db; }
+
+void mp_db_now(char *buf, size_t n) {
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s) {
+    if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, i);
+}
+
+static int insert_run(mp_db *d, const mp_run_info *run, int64_t *id, mp_err *err) {
+    char host[256] = "", now[32];
+    gethostname(host, sizeof host - 1);
+    mp_db_now(now, sizeof now);
+    sqlite3_stmt *st;
+    const char *sql = "INSERT INTO runs(started, finished, kind, git_rev, host, version, options,"
+                      " seed, count) VALUES(?,?,?,?,?,?,?,?,?)";
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(d, err, "prepare");
+    bind_text(st, 1, run->started[0] ? run->started : now);
+    bind_text(st, 2, now);
+    bind_text(st, 3, run->kind);
+    bind_text(st, 4, mp_git_revision());
+    bind_text(st, 5, host);
+    bind_text(st, 6, MEMPLAN_VERSION);
+    bind_text(st, 7, run->options);
+    sqlite3_bind_int64(st, 8, (sqlite3_int64)run->seed);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)run->count);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? MP_OK : db_fail(d, err, "insert run");
+    sqlite3_finalize(st);
+    *id = sqlite3_last_insert_rowid(d->db);
+    return rc;
+}
+
+static int insert_results(mp_db *d, int64_t id, const mp_result_row *rows, size_t n, mp_err *err) {
+    sqlite3_stmt *st;
+    const char *sql = "INSERT INTO results(run_id, graph, algo, options, profile, tensors, nodes,"
+                      " lower_bound, total_bytes, buffers, ratio, plan_ms, peak_kb, verify,"
+                      " violations) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(d, err, "prepare");
+    int rc = MP_OK;
+    for (size_t i = 0; i < n && rc == MP_OK; i++) {
+        const mp_result_row *r = &rows[i];
+        sqlite3_bind_int64(st, 1, id);
+        bind_text(st, 2, r->graph);
+        bind_text(st, 3, r->algo);
+        bind_text(st, 4, r->options);
+        bind_text(st, 5, r->profile);
+        sqlite3_bind_int64(st, 6, (sqlite3_int64)r->tensors);
+        sqlite3_bind_int64(st, 7, (sqlite3_int64)r->nodes);
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)r->lower_bound);
+        sqlite3_bind_int64(st, 9, (sqlite3_int64)r->total_bytes);
+        bind_text(st, 10, r->buffers);
+        sqlite3_bind_double(st, 11, r->ratio);
+        sqlite3_bind_double(st, 12, r->plan_ms);
+        sqlite3_bind_int64(st, 13, (sqlite3_int64)r->peak_kb);
+        bind_text(st, 14, r->verify);
+        sqlite3_bind_int64(st, 15, (sqlite3_int64)r->violations);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = db_fail(d, err, "insert result");
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int insert_campaigns(mp_db *d, int64_t id, const mp_campaign_row *rows, size_t n, mp_err *err) {
+    sqlite3_stmt *st;
+    const char *sql = "INSERT INTO campaigns(run_id, target, engine, seconds, executions,"
+                      " corpus_size, coverage, crashes) VALUES(?,?,?,?,?,?,?,?)";
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(d, err, "prepare");
+    int rc = MP_OK;
+    for (size_t i = 0; i < n && rc == MP_OK; i++) {
+        const mp_campaign_row *c = &rows[i];
+        sqlite3_bind_int64(st, 1, id);
+        bind_text(st, 2, c->target);
+        bind_text(st, 3, c->engine);
+        sqlite3_bind_double(st, 4, c->seconds);
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)c->executions);
+        sqlite3_bind_int64(st, 6, (sqlite3_int64)c->corpus_size);
+        sqlite3_bind_int64(st, 7, (sqlite3_int64)c->coverage);
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)c->crashes);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = db_fail(d, err, "insert campaign");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* One transaction: the run row and all of its rows, or nothing. */
+int mp_db_record(mp_db *d, const mp_run_info *run, const mp_result_row *rows, size_t n,
+                 const mp_campaign_row *camps, size_t nc, int64_t *run_id, mp_err *err) {
+    if (exec(d, "BEGIN IMMEDIATE", err)) return MP_EFORMAT;
+    int64_t id = 0;
+    int rc = insert_run(d, run, &id, err);
+    if (rc == MP_OK) rc = insert_results(d, id, rows, n, err);
+    if (rc == MP_OK) rc = insert_campaigns(d, id, camps, nc, err);
+    if (rc == MP_OK) rc = exec(d, "COMMIT", err);
+    if (rc != MP_OK) {
+        exec(d, "ROLLBACK", NULL);
+        return rc;
+    }
+    if (run_id) *run_id = id;
+    return MP_OK;
+}
