@@ -65,7 +65,7 @@ static void unlink_block(hdr *h) {
     h->link.prev = h->link.next = NULL;
 }
 
-static _Noreturn void out_of_memory(size_t n) {
+_Noreturn void mp_out_of_memory(size_t n) {
     if (active) longjmp(active->unwind, 1);
     fprintf(stderr, "memplan: out of memory (%zu bytes)\n", n);
     abort();
@@ -79,34 +79,46 @@ static size_t with_header(size_t n) {
 void *mp_xmalloc(size_t n) {
     size_t total = with_header(n);
     hdr *h = total == SIZE_MAX ? NULL : alloc.malloc(total, alloc.ctx);
-    if (!h) out_of_memory(n);
+    if (!h) mp_out_of_memory(n);
     link_block(h);
     return h + 1;
 }
 
 void *mp_xcalloc(size_t n, size_t sz) {
     size_t bytes;
-    if (__builtin_mul_overflow(n, sz, &bytes)) out_of_memory(SIZE_MAX);
+    if (__builtin_mul_overflow(n, sz, &bytes)) mp_out_of_memory(SIZE_MAX);
     void *p = mp_xmalloc(bytes);
     memset(p, 0, bytes);
     return p;
 }
 
-void *mp_xrealloc(void *p, size_t n) {
-    if (!p) return mp_xmalloc(n);
+void *mp_try_realloc(void *p, size_t n) {
+    size_t total = with_header(n);
+    if (!p) {
+        hdr *h = total == SIZE_MAX ? NULL : alloc.malloc(total, alloc.ctx);
+        if (h) link_block(h);
+        return h ? h + 1 : NULL;
+    }
     hdr *h = (hdr *)p - 1;
     bool linked = h->link.prev != NULL;
     unlink_block(h);
-    size_t total = with_header(n);
     hdr *q = total == SIZE_MAX ? NULL : alloc.realloc(h, total, alloc.ctx);
     if (!q) {
         if (linked) link_block(h); /* still the guard's to free */
-        out_of_memory(n);
+        return NULL;
     }
     if (linked) link_block(q);
     else q->link.prev = q->link.next = NULL;
     return q + 1;
 }
+
+void *mp_xrealloc(void *p, size_t n) {
+    void *q = mp_try_realloc(p, n);
+    if (!q) mp_out_of_memory(n);
+    return q;
+}
+
+bool mp_guard_active(void) { return active != NULL; }
 
 void mp_xfree(void *p) {
     if (!p) return;

@@ -10,16 +10,31 @@ void mp_buf_free(mp_buf *b) {
     memset(b, 0, sizeof *b);
 }
 
-static void reserve(mp_buf *b, size_t extra) {
-    if (b->cap - b->len > extra) return;
+/* Room for `extra` more bytes and the NUL.  A failed allocation unwinds
+ * inside a guarded call (alloc.c); outside one the buffer is marked failed
+ * and keeps what it has, so a caller's writer never aborts. */
+static bool reserve(mp_buf *b, size_t extra) {
+    if (b->failed) return false;
+    if (b->cap - b->len > extra) return true;
     size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len <= extra) cap *= 2;
-    b->data = mp_xrealloc(b->data, cap);
+    while (cap - b->len <= extra) {
+        if (cap > SIZE_MAX / 2) cap = SIZE_MAX;
+        else cap *= 2;
+        if (cap == SIZE_MAX) break;
+    }
+    char *d = cap - b->len > extra ? mp_try_realloc(b->data, cap) : NULL;
+    if (!d) {
+        if (mp_guard_active()) mp_out_of_memory(cap); /* unwinds */
+        b->failed = true;
+        return false;
+    }
+    b->data = d;
     b->cap = cap;
+    return true;
 }
 
 void mp_buf_put(mp_buf *b, const char *s, size_t n) {
-    reserve(b, n);
+    if (!reserve(b, n)) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;
@@ -41,7 +56,7 @@ void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
         mp_buf_put(b, small, (size_t)n);
         return;
     }
-    reserve(b, (size_t)n);
+    if (!reserve(b, (size_t)n)) return;
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

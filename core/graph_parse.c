@@ -608,8 +608,8 @@ static mp_program *finish(parser *p) {
     return prog;
 }
 
-mp_program *mp_graph_parse(const char *data, size_t len, const char *filename,
-                           mp_err *err) {
+static mp_program *graph_parse(const char *data, size_t len, const char *filename,
+                               mp_err *err) {
     parser p = {0};
     p.file = filename ? filename : "<input>";
     p.err = err;
@@ -647,13 +647,39 @@ mp_program *mp_graph_parse(const char *data, size_t len, const char *filename,
     return prog;
 }
 
-mp_program *mp_graph_load(const char *path, mp_err *err) {
+/* The public entry points run under the allocation guard (alloc.c). */
+typedef struct parse_call {
+    const char *data, *path;
     size_t len;
-    char *data = mp_read_file(path, &len, err);
-    if (!data) return NULL;
-    mp_program *prog = mp_graph_parse(data, len, path, err);
+    mp_err *err;
+    mp_program *prog;
+} parse_call;
+
+static int parse_work(void *ctx) {
+    parse_call *c = ctx;
+    c->prog = graph_parse(c->data, c->len, c->path, c->err);
+    return c->prog ? MP_OK : c->err->code;
+}
+
+static int load_work(void *ctx) {
+    parse_call *c = ctx;
+    char *data = mp_read_file(c->path, &c->len, c->err);
+    if (!data) return c->err->code;
+    c->prog = graph_parse(data, c->len, c->path, c->err);
     mp_xfree(data);
-    return prog;
+    return c->prog ? MP_OK : c->err->code;
+}
+
+mp_program *mp_graph_parse(const char *data, size_t len, const char *filename, mp_err *err) {
+    parse_call c = {data, filename, len, err, NULL};
+    mp_err_clear(err);
+    return mp_guard_run(err, parse_work, &c) == MP_OK ? c.prog : NULL;
+}
+
+mp_program *mp_graph_load(const char *path, mp_err *err) {
+    parse_call c = {NULL, path, 0, err, NULL};
+    mp_err_clear(err);
+    return mp_guard_run(err, load_work, &c) == MP_OK ? c.prog : NULL;
 }
 
 void mp_program_free(mp_program *prog) {

@@ -27,6 +27,11 @@ void *mp_xmalloc(size_t n);
 void *mp_xcalloc(size_t n, size_t sz);
 void *mp_xrealloc(void *p, size_t n);
 void mp_xfree(void *p);
+/* mp_xrealloc that returns NULL on failure (p still valid) instead. */
+void *mp_try_realloc(void *p, size_t n);
+bool mp_guard_active(void); /* inside mp_guard_run on this thread */
+/* Unwind to the guard (or abort outside one): n bytes could not be had. */
+_Noreturn void mp_out_of_memory(size_t n);
 /* Run work(ctx) so that running out of memory returns MP_ENOMEM (in err)
  * with nothing left allocated, instead of aborting.  Every public entry
  * point that allocates runs its work through this.  Nested calls run

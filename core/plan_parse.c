@@ -342,8 +342,8 @@ static int plan_line(pp *p, const char *s, const char *e, int *state) {
     return pfail(p, "unknown keyword '%s'", mp_quote(tk[0].s, tk[0].n, q));
 }
 
-mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
-                       const mp_program *prog, mp_err *err) {
+static mp_plan *plan_parse(const char *data, size_t len, const char *filename,
+                           const mp_program *prog, mp_err *err) {
     pp p = {0};
     p.file = filename ? filename : "<plan>";
     p.err = err;
@@ -386,11 +386,39 @@ mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
     return NULL;
 }
 
-mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err) {
+/* The public entry points run under the allocation guard (alloc.c). */
+typedef struct parse_call {
+    const char *data, *path;
     size_t len;
-    char *data = mp_read_file(path, &len, err);
-    if (!data) return NULL;
-    mp_plan *plan = mp_plan_parse(data, len, path, prog, err);
+    const mp_program *prog;
+    mp_err *err;
+    mp_plan *plan;
+} parse_call;
+
+static int parse_work(void *ctx) {
+    parse_call *c = ctx;
+    c->plan = plan_parse(c->data, c->len, c->path, c->prog, c->err);
+    return c->plan ? MP_OK : c->err->code;
+}
+
+static int load_work(void *ctx) {
+    parse_call *c = ctx;
+    char *data = mp_read_file(c->path, &c->len, c->err);
+    if (!data) return c->err->code;
+    c->plan = plan_parse(data, c->len, c->path, c->prog, c->err);
     mp_xfree(data);
-    return plan;
+    return c->plan ? MP_OK : c->err->code;
+}
+
+mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename, const mp_program *prog,
+                       mp_err *err) {
+    parse_call c = {data, filename, len, prog, err, NULL};
+    mp_err_clear(err);
+    return mp_guard_run(err, parse_work, &c) == MP_OK ? c.plan : NULL;
+}
+
+mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err) {
+    parse_call c = {NULL, path, 0, prog, err, NULL};
+    mp_err_clear(err);
+    return mp_guard_run(err, load_work, &c) == MP_OK ? c.plan : NULL;
 }

@@ -10,7 +10,7 @@ void mp_plan_write(const mp_plan *plan, mp_buf *b) {
                   "alloc_mutable=%d per_device=%d algo=%s\n",
                   o->alignment, o->alloc_inputs, o->alloc_outputs,
                   o->alloc_mutable, o->per_device,
-                  plan->algo_name ? plan->algo_name : mp_algo_name(o->algo));
+                  plan->algo_name ? plan->algo_name : "?");
     for (uint32_t gi = 0; gi < plan->n_graphs; gi++) {
         const mp_graph_plan *g = &plan->graphs[gi];
         mp_buf_printf(b, "graph %s\nbuffers", g->name);

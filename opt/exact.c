@@ -337,13 +337,13 @@ static int try_capacity(xs *x, uint64_t cap, const uint64_t *fixed_floor, uint64
 static uint64_t count_conflicts(const xs *x) {
     int32_t *s = mp_xmalloc((x->n + 1) * sizeof *s), *e = mp_xmalloc((x->n + 1) * sizeof *e);
     for (uint32_t i = 0; i < x->n; i++) s[i] = x->it[i].s, e[i] = x->it[i].e;
-    uint64_t pairs = pk_count_conflicts(s, e, x->n, NULL);
+    uint64_t pairs = mp_pk_count_conflicts(s, e, x->n, NULL);
     mp_xfree(s);
     mp_xfree(e);
     return pairs;
 }
 
-uint64_t pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
+uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
                   bool *proved, uint64_t *proved_bound, uint64_t *work) {
     *proved = best <= lower;
     *proved_bound = lower;

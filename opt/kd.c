@@ -182,7 +182,7 @@ static void raise_in(kd *k, uint32_t x, int32_t s, int32_t e, uint64_t v, uint32
     pull(k, x);
 }
 
-kd *kd_new(const int32_t *s, const int32_t *e, const uint32_t *rank, uint32_t n) {
+kd *mp_kd_new(const int32_t *s, const int32_t *e, const uint32_t *rank, uint32_t n) {
     kd *k = mp_xcalloc(1, sizeof *k);
     k->n = n;
     k->s = s;
@@ -206,7 +206,7 @@ kd *kd_new(const int32_t *s, const int32_t *e, const uint32_t *rank, uint32_t n)
     return k;
 }
 
-void kd_free(kd *k) {
+void mp_kd_free(kd *k) {
     if (!k) return;
     mp_xfree(k->t);
     mp_xfree(k->pt);
@@ -217,7 +217,7 @@ void kd_free(kd *k) {
     mp_xfree(k);
 }
 
-bool kd_min(kd *k, uint32_t *item, uint64_t *key) {
+bool mp_kd_min(kd *k, uint32_t *item, uint64_t *key) {
     if (!k->n || !k->t[1].alive) return false;
     *item = k->t[1].min.id;
     *key = k->t[1].min.v;
@@ -226,7 +226,7 @@ bool kd_min(kd *k, uint32_t *item, uint64_t *key) {
 
 /* Remove an item: push pending tags down its path, then pull back up.
  * Returns the item that last set its key (UINT32_MAX: none). */
-uint32_t kd_remove(kd *k, uint32_t item) {
+uint32_t mp_kd_remove(kd *k, uint32_t item) {
     uint32_t path[80], depth = 0;
     for (uint32_t x = k->node_of[item]; x; x >>= 1) path[depth++] = x;
     for (uint32_t d = depth; d-- > 0;) push(k, path[d]);
@@ -236,9 +236,9 @@ uint32_t kd_remove(kd *k, uint32_t item) {
     return k->who[item];
 }
 
-void kd_raise(kd *k, int32_t s, int32_t e, uint64_t v, uint32_t who) { raise_in(k, 1, s, e, v, who); }
+void mp_kd_raise(kd *k, int32_t s, int32_t e, uint64_t v, uint32_t who) { raise_in(k, 1, s, e, v, who); }
 
-void kd_set_key(kd *k, uint32_t item, uint64_t v) {
+void mp_kd_set_key(kd *k, uint32_t item, uint64_t v) {
     uint32_t path[80], depth = 0;
     for (uint32_t x = k->node_of[item]; x; x >>= 1) path[depth++] = x;
     for (uint32_t d = depth; d-- > 0;) push(k, path[d]);
@@ -246,4 +246,4 @@ void kd_set_key(kd *k, uint32_t item, uint64_t v) {
     for (uint32_t d = 0; d < depth; d++) pull(k, path[d]);
 }
 
-uint64_t kd_work(const kd *k) { return k->work; }
+uint64_t mp_kd_work(const kd *k) { return k->work; }

@@ -145,9 +145,9 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
     if (c->pack) { /* a peer planner: its packer, and the bound for the effort rules */
         peak = c->pack(iv.v, (uint32_t)iv.n);
         memset(&st, 0, sizeof st);
-        st.lower_bound = pk_lower_bound(iv.v, (uint32_t)iv.n);
+        st.lower_bound = mp_pk_lower_bound(iv.v, (uint32_t)iv.n);
     } else {
-        peak = pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
+        peak = mp_pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
     }
     if (c->o->exact && st.exact_ran)
         mp_buf_printf(&c->notes, "exact: graph %s buffer %u: %s %llu bytes, lower bound %llu%s\n",

@@ -27,78 +27,6 @@
 
 #define PK_MAX_PAIRS (UINT64_C(4) << 20) /* conflict pairs worth a conflict graph */
 
-/* ----------------------------------------------------------- lower bound */
-
-typedef struct ev {
-    int32_t t;
-    uint64_t add, sub;
-} ev;
-
-static int cmp_ev(const void *a, const void *b) {
-    const ev *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
-}
-
-/* Live bytes per node from a difference array: O(n + T) when the node
- * range T is small next to n, as it is for graphs (one node per step). */
-static bool live_peak_dense(const pk_item *items, uint32_t n, uint64_t *out, int32_t *at) {
-    int32_t lo = INT32_MAX, hi = INT32_MIN;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!items[i].size) continue; /* robust even to end < start */
-        int32_t a = items[i].start < items[i].end ? items[i].start : items[i].end;
-        int32_t b = items[i].start < items[i].end ? items[i].end : items[i].start;
-        if (a < lo) lo = a;
-        if (b > hi) hi = b;
-    }
-    if (lo > hi) {
-        *out = 0, *at = 0;
-        return true;
-    }
-    uint64_t range = (uint64_t)((int64_t)hi - lo) + 2;
-    if (range > 4 * (uint64_t)n + 1024) return false;
-    /* sums wrap alike in both directions, so the running total is exact */
-    uint64_t *d = mp_xcalloc(range, sizeof *d), live = 0, best = 0;
-    int32_t best_at = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!items[i].size) continue;
-        d[items[i].start - lo] += items[i].size;
-        d[items[i].end + 1 - lo] -= items[i].size;
-    }
-    for (uint64_t t = 0; t < range; t++) {
-        live += d[t];
-        if (live > best) best = live, best_at = (int32_t)(lo + (int64_t)t);
-    }
-    mp_xfree(d);
-    *out = best, *at = best_at;
-    return true;
-}
-
-uint64_t pk_live_peak(const pk_item *items, uint32_t n, int32_t *at) {
-    uint64_t best = 0;
-    int32_t best_at = 0;
-    if (!live_peak_dense(items, n, &best, &best_at)) {
-        ev *e = mp_xmalloc((2 * (size_t)n + 1) * sizeof *e);
-        size_t ne = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            if (!items[i].size) continue;
-            e[ne++] = (ev){items[i].start, items[i].size, 0};
-            e[ne++] = (ev){items[i].end + 1, 0, items[i].size};
-        }
-        qsort(e, ne, sizeof *e, cmp_ev);
-        uint64_t live = 0;
-        for (size_t i = 0; i < ne;) {
-            int32_t t = e[i].t;
-            for (; i < ne && e[i].t == t; i++) live = live + e[i].add - e[i].sub;
-            if (live > best) best = live, best_at = t;
-        }
-        mp_xfree(e);
-    }
-    if (at) *at = best_at;
-    return best;
-}
-
-uint64_t pk_lower_bound(const pk_item *items, uint32_t n) { return pk_live_peak(items, n, NULL); }
-
 /* ------------------------------------------------------- conflict graph */
 
 /* The larger of peak and the top of an item at off (saturating). */
@@ -221,33 +149,6 @@ static bool proper_lifetimes(const pk *k) {
     return true;
 }
 
-static uint32_t count_at_most(const int32_t *sorted, uint32_t n, int64_t v) {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) { /* first element > v */
-        uint32_t mid = (lo + hi) / 2;
-        if (sorted[mid] <= v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-uint64_t pk_count_conflicts(const int32_t *s, const int32_t *e, uint32_t n, uint32_t *deg) {
-    int32_t *ss = mp_xmalloc((n + 1) * sizeof *ss), *es = mp_xmalloc((n + 1) * sizeof *es);
-    memcpy(ss, s, n * sizeof *ss);
-    memcpy(es, e, n * sizeof *es);
-    qsort(ss, n, sizeof *ss, cmp_i32);
-    qsort(es, n, sizeof *es, cmp_i32);
-    uint64_t twice = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        int64_t d = (int64_t)count_at_most(ss, n, e[i]) - count_at_most(es, n, (int64_t)s[i] - 1) - 1;
-        if (d < 0) d = 0; /* an improper lifetime (e < s): no count, but no wrap */
-        if (deg) deg[i] = (uint32_t)d;
-        twice += (uint64_t)d;
-    }
-    mp_xfree(ss);
-    mp_xfree(es);
-    return twice / 2;
-}
 
 /* Conflict counts (the 'O' rank): from the conflict graph when it is
  * built, else counted, else (improper lifetimes) the graph is built. */
@@ -259,7 +160,7 @@ static const uint32_t *degrees(pk *k) {
     if (k->adj_at) {
         for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];
     } else if (proper_lifetimes(k)) {
-        pk_count_conflicts(k->s, k->e, k->n, k->deg);
+        mp_pk_count_conflicts(k->s, k->e, k->n, k->deg);
     } else {
         ensure_conflicts(k);
         for (uint32_t i = 0; i < k->n; i++) k->deg[i] = k->adj_at[i + 1] - k->adj_at[i];
@@ -410,7 +311,7 @@ static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
     for (uint32_t b = 0, at = 0; b < nb; at = k->bucket[b++]) {
         uint32_t m = k->bucket[b] - at;
         if (m <= 16) insertion_sort(k->busy2 + at, m);
-        else sort_spans_range(k->busy2 + at, m, 2 * pk_bit_width(m));
+        else sort_spans_range(k->busy2 + at, m, 2 * mp_pk_bit_width(m));
     }
     return k->busy2;
 }
@@ -553,7 +454,7 @@ static void make_order(pk *k, int kind, uint32_t *order) {
         }
         v[i] = (keyed){k1, k2, i};
     }
-    pk_sort_desc(v, k->n);
+    mp_pk_sort_desc(v, k->n);
     for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
     mp_xfree(v);
     mp_xfree(breadth);
@@ -616,30 +517,30 @@ static void letter_order(pk *k, const char *keys, uint32_t *order) {
  * O(n sqrt n) in the worst case. */
 static uint64_t bottom_up(pk *k, const uint32_t *rank, uint64_t *off, uint32_t *support) {
     uint32_t n = k->n;
-    kd *t = kd_new(k->s, k->e, rank, n);
+    kd *t = mp_kd_new(k->s, k->e, rank, n);
     uint64_t peak = 0;
     /* fixed items: out of the tree, they only raise the others */
     for (uint32_t i = 0; i < n; i++) {
         if (!k->it[k->id[i]].fixed) continue;
         off[i] = k->it[k->id[i]].offset;
         support[i] = UINT32_MAX;
-        kd_remove(t, i);
+        mp_kd_remove(t, i);
         uint64_t top = mp_sat_add_u64(off[i], k->size[i]);
-        kd_raise(t, k->s[i], k->e[i], top, i);
+        mp_kd_raise(t, k->s[i], k->e[i], top, i);
         if (top > peak) peak = top;
     }
     uint32_t i;
     uint64_t mo;
-    while (kd_min(t, &i, &mo)) {
-        uint32_t below = kd_remove(t, i);
+    while (mp_kd_min(t, &i, &mo)) {
+        uint32_t below = mp_kd_remove(t, i);
         off[i] = mo;
         support[i] = mo ? below : UINT32_MAX;
         uint64_t top = mp_sat_add_u64(mo, k->size[i]);
-        kd_raise(t, k->s[i], k->e[i], top, i);
+        mp_kd_raise(t, k->s[i], k->e[i], top, i);
         if (top > peak) peak = top;
     }
-    k->work += kd_work(t);
-    kd_free(t);
+    k->work += mp_kd_work(t);
+    mp_kd_free(t);
     return peak;
 }
 
@@ -839,7 +740,7 @@ static uint64_t peel_universal(const pk_item *items, uint32_t n, bool *uni, uint
 
 static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st);
 
-uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
+uint64_t mp_pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
     bool *uni = mp_xcalloc(n + 1, 1);
     uint32_t n_uni;
     uint64_t base = peel_universal(items, n, uni, &n_uni);
@@ -867,7 +768,7 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
     /* the rest's optimum plus the stack is the whole optimum */
     st->peak = peak = mp_sat_add_u64(peak, base);
     st->proved_bound = mp_sat_add_u64(st->proved_bound, base);
-    st->lower_bound = pk_lower_bound(items, n);
+    st->lower_bound = mp_pk_lower_bound(items, n);
     if (peak == st->lower_bound) st->optimal = true;
     mp_xfree(rest);
     mp_xfree(where);
@@ -879,7 +780,7 @@ uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st
  * one anchored at the busiest node when the first misses the bound. */
 static void sweep_baseline(pk *k, best *b, const uint32_t *order, uint32_t *support, bool quick) {
     for (int anchored = 0; anchored < 2 - quick && (!b->kept || b->peak > k->lower); anchored++) {
-        uint64_t got = anchored ? pk_sweep_anchored(k->it, k->n_items) : pk_sweep(k->it, k->n_items);
+        uint64_t got = anchored ? mp_pk_sweep_anchored(k->it, k->n_items) : mp_pk_sweep(k->it, k->n_items);
         if (got == UINT64_MAX && anchored) continue; /* no layout (fixed items) */
         for (uint32_t i = 0; i < k->n; i++) {
             k->off[i] = k->it[k->id[i]].offset;
@@ -899,7 +800,7 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
         if (!items[i].fixed) items[i].offset = 0;
         if (items[i].size) k.id[k.n++] = i;
     }
-    st->lower_bound = k.lower = pk_lower_bound(items, n);
+    st->lower_bound = k.lower = mp_pk_lower_bound(items, n);
     k.size = mp_xmalloc((k.n + 1) * sizeof *k.size);
     k.s = mp_xmalloc((k.n + 1) * sizeof *k.s);
     k.e = mp_xmalloc((k.n + 1) * sizeof *k.e);
@@ -979,7 +880,7 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
     for (uint32_t i = 0; i < k.n; i++) items[k.id[i]].offset = b.off[i];
     if (prm->exact && !prm->quick && peak > st->lower_bound) {
         st->exact_ran = true;
-        peak = pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal, &st->proved_bound,
+        peak = mp_pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal, &st->proved_bound,
                         &k.work);
     }
     st->peak = peak;

@@ -51,28 +51,28 @@ typedef struct pk_stats {
 #define PK_EXACT_WORK_PER_MS 250000u
 
 /* Lay out the items (offsets written back); returns the peak. */
-uint64_t pk_solve(pk_item *items, uint32_t n, const pk_params *p, pk_stats *st);
+uint64_t mp_pk_solve(pk_item *items, uint32_t n, const pk_params *p, pk_stats *st);
 /* The largest total size live at one node: no layout can beat it. */
-uint64_t pk_lower_bound(const pk_item *items, uint32_t n);
+uint64_t mp_pk_lower_bound(const pk_item *items, uint32_t n);
 /* The same, and (at, when not NULL) the first node where it is reached. */
-uint64_t pk_live_peak(const pk_item *items, uint32_t n, int32_t *at);
+uint64_t mp_pk_live_peak(const pk_item *items, uint32_t n, int32_t *at);
 /* Overlapping pairs of n lifetimes [s, e] (intervals, s <= e) and,
  * when deg is not NULL, each one's conflicts, without listing them: of
  * the others, all but those that start after it ends and those that end
  * before it starts.  O(n log n) where the conflict graph is O(n + P). */
-uint64_t pk_count_conflicts(const int32_t *s, const int32_t *e, uint32_t n, uint32_t *deg);
+uint64_t mp_pk_count_conflicts(const int32_t *s, const int32_t *e, uint32_t n, uint32_t *deg);
 
 /* Time-ordered first-fit over free gaps (sweep.c): the fallback when the
  * conflict graph is too large to store.  Returns the peak. */
-uint64_t pk_sweep(pk_item *items, uint32_t n);
+uint64_t mp_pk_sweep(pk_item *items, uint32_t n);
 /* The same run forward and backward from a stack of the items live at the
  * busiest node (sweep.c).  Returns the peak, UINT64_MAX (no layout) when
  * an item is fixed. */
-uint64_t pk_sweep_anchored(pk_item *items, uint32_t n);
+uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n);
 
 /* Exact search (exact.c); improves `items` in place when it finds a layout
  * below `best`, returns the best peak found. */
-uint64_t pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
+uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
                   bool *proved, uint64_t *proved_bound, uint64_t *work);
 
 #endif

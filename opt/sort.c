@@ -3,7 +3,7 @@
  * callback costs several times more. */
 #include "sort.h"
 
-int pk_bit_width(uint64_t x) {
+int mp_pk_bit_width(uint64_t x) {
     int w = 0;
     for (; x; x >>= 1) w++;
     return w;
@@ -54,7 +54,7 @@ static void sort_packed(pk_keyed *v, uint32_t n, int w1, int w2) {
  * sort.  Only the bits on which keys differ matter (sizes and lengths are
  * small numbers): when those of k1 and k2 fit one word together, one
  * packed sort; else one byte at a time, skipping bytes every key shares. */
-void pk_sort_desc(pk_keyed *v, uint32_t n) {
+void mp_pk_sort_desc(pk_keyed *v, uint32_t n) {
     if (n < 2) return;
     uint64_t and1 = UINT64_MAX, or1 = 0, and2 = UINT64_MAX, or2 = 0;
     for (uint32_t q = 0; q < n; q++) {
@@ -62,7 +62,7 @@ void pk_sort_desc(pk_keyed *v, uint32_t n) {
         and2 &= v[q].k2, or2 |= v[q].k2;
     }
     uint64_t vary1 = and1 ^ or1, vary2 = and2 ^ or2;
-    int w1 = pk_bit_width(vary1), w2 = pk_bit_width(vary2);
+    int w1 = mp_pk_bit_width(vary1), w2 = mp_pk_bit_width(vary2);
     if (w1 + w2 <= 64) {
         if (w1 + w2) sort_packed(v, n, w1, w2);
         return;

@@ -12,8 +12,8 @@ typedef struct pk_keyed {
 
 /* Sorts by k1 descending, then k2 descending, then i ascending, as a
  * comparison sort would, when v[] arrives in ascending i.  O(n) a pass. */
-void pk_sort_desc(pk_keyed *v, uint32_t n);
+void mp_pk_sort_desc(pk_keyed *v, uint32_t n);
 /* Bits needed to write x (0 for 0). */
-int pk_bit_width(uint64_t x);
+int mp_pk_bit_width(uint64_t x);
 
 #endif

@@ -202,7 +202,7 @@ static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t 
             ev[ne++] = (pk_keyed){span - (((uint64_t)(jobs[j].start - first) << 1) | 1), jobs[j].size, j};
         ev[ne++] = (pk_keyed){span - ((uint64_t)(jobs[j].stop - first) << 1), jobs[j].size, j};
     }
-    pk_sort_desc(ev, (uint32_t)ne);
+    mp_pk_sort_desc(ev, (uint32_t)ne);
     gaps g = {NULL, 0, 0, 2463534242u, -1, -1, NULL, 0, 0};
     uint64_t peak = top;
     for (size_t k = 0; k < ne; k++) {
@@ -228,7 +228,7 @@ static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t 
     return peak;
 }
 
-uint64_t pk_sweep(pk_item *items, uint32_t n) {
+uint64_t mp_pk_sweep(pk_item *items, uint32_t n) {
     job *jobs = mp_xmalloc((n + 1) * sizeof *jobs);
     uint32_t nj = 0;
     uint64_t top = 0;
@@ -257,11 +257,11 @@ static int cmp_by_size_desc(const void *a, const void *b) {
     return (x->item > y->item) - (x->item < y->item);
 }
 
-uint64_t pk_sweep_anchored(pk_item *items, uint32_t n) {
+uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) return UINT64_MAX; /* the stack would have to avoid them */
     int32_t t;
-    pk_live_peak(items, n, &t);
+    mp_pk_live_peak(items, n, &t);
     job *held = mp_xmalloc((n + 1) * sizeof *held), *fwd = mp_xmalloc((2 * (size_t)n + 1) * sizeof *fwd),
         *bwd = fwd + n;
     uint32_t nh = 0, nf = 0, nb = 0;

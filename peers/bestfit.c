@@ -5,11 +5,11 @@
  * gap on a tie), or on top of them when no gap does.  O(n^2). */
 #include "peers.h"
 
-static uint64_t bestfit_pack(pk_item *items, uint32_t n) {
+uint64_t mp_bestfit_pack(pk_item *items, uint32_t n) {
     uint32_t *order = mp_xmalloc((n + 1) * sizeof *order);
-    uint32_t k = pr_order_by_size(items, n, order);
+    uint32_t k = mp_pr_order_by_size(items, n, order);
     pr_placed placed;
-    pr_placed_init(&placed, items, n);
+    mp_pr_placed_init(&placed, items, n);
     for (uint32_t q = 0; q < k; q++) {
         pk_item *it = &items[order[q]];
         uint64_t free_from = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
@@ -24,13 +24,13 @@ static uint64_t bestfit_pack(pk_item *items, uint32_t n) {
             if (end > free_from) free_from = end;
         }
         it->offset = best != UINT64_MAX ? best : free_from; /* else on top */
-        pr_placed_insert(&placed, items, order[q]);
+        mp_pr_placed_insert(&placed, items, order[q]);
     }
     mp_xfree(order);
     mp_xfree(placed.v);
-    return pr_peak(items, n);
+    return mp_pr_peak(items, n);
 }
 
 mp_plan *mp_bestfit_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
-    return mp_opt_plan_packed(prog, o, bestfit_pack, "bestfit", err);
+    return mp_opt_plan_packed(prog, o, mp_bestfit_pack, "bestfit", err);
 }

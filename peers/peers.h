@@ -10,7 +10,7 @@
  * order a stable sort keeps, as TFLite Micro's and XLA's do).  Fixed
  * items are left out: they are placed before anything else.  Returns the
  * count written to order (n entries allocated by the caller). */
-uint32_t pr_order_by_size(const pk_item *items, uint32_t n, uint32_t *order);
+uint32_t mp_pr_order_by_size(const pk_item *items, uint32_t n, uint32_t *order);
 
 /* The placed items, by offset (then index): an insertion-sorted array. */
 typedef struct pr_placed {
@@ -19,16 +19,19 @@ typedef struct pr_placed {
 } pr_placed;
 
 /* Place the fixed items, start the list; free v with mp_xfree. */
-void pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n);
-void pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i);
+void mp_pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n);
+void mp_pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i);
 /* Whether two items are live at once (inclusive lifetimes). */
 static inline bool pr_overlap(const pk_item *a, const pk_item *b) {
     return a->start <= b->end && b->start <= a->end;
 }
 /* The peak of a layout: the largest offset + size (saturating). */
-uint64_t pr_peak(const pk_item *items, uint32_t n);
+uint64_t mp_pr_peak(const pk_item *items, uint32_t n);
 
-/* The peer planners (the planner table's "tflm" and "bestfit"). */
+/* The peer planners (the planner table's "tflm" and "bestfit") and their
+ * packers (pk_packer), which the tests call on item lists directly. */
+uint64_t mp_tflm_pack(pk_item *items, uint32_t n);
+uint64_t mp_bestfit_pack(pk_item *items, uint32_t n);
 mp_plan *mp_tflm_plan(const mp_program *prog, const mp_options *o, mp_err *err);
 mp_plan *mp_bestfit_plan(const mp_program *prog, const mp_options *o, mp_err *err);
 

@@ -2,7 +2,7 @@
  * placed items kept sorted by offset. */
 #include "peers.h"
 
-uint32_t pr_order_by_size(const pk_item *items, uint32_t n, uint32_t *order) {
+uint32_t mp_pr_order_by_size(const pk_item *items, uint32_t n, uint32_t *order) {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
         if (!items[i].fixed) order[k++] = i;
@@ -27,7 +27,7 @@ static bool before(const pk_item *items, uint32_t a, uint32_t b) {
     return items[a].offset < items[b].offset || (items[a].offset == items[b].offset && a < b);
 }
 
-void pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i) {
+void mp_pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i) {
     uint32_t lo = 0, hi = p->n;
     while (lo < hi) { /* first position whose item comes after i */
         uint32_t mid = lo + (hi - lo) / 2;
@@ -39,14 +39,14 @@ void pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i) {
     p->n++;
 }
 
-void pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n) {
+void mp_pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n) {
     p->v = mp_xmalloc((n + 1) * sizeof *p->v);
     p->n = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (items[i].fixed) pr_placed_insert(p, items, i);
+        if (items[i].fixed) mp_pr_placed_insert(p, items, i);
 }
 
-uint64_t pr_peak(const pk_item *items, uint32_t n) {
+uint64_t mp_pr_peak(const pk_item *items, uint32_t n) {
     uint64_t peak = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t end = mp_sat_add_u64(items[i].offset, items[i].size);

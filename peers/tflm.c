@@ -5,11 +5,11 @@
  * scanned in offset order.  O(n^2) per buffer list, as in TFLite Micro. */
 #include "peers.h"
 
-static uint64_t tflm_pack(pk_item *items, uint32_t n) {
+uint64_t mp_tflm_pack(pk_item *items, uint32_t n) {
     uint32_t *order = mp_xmalloc((n + 1) * sizeof *order);
-    uint32_t k = pr_order_by_size(items, n, order);
+    uint32_t k = mp_pr_order_by_size(items, n, order);
     pr_placed placed;
-    pr_placed_init(&placed, items, n);
+    mp_pr_placed_init(&placed, items, n);
     for (uint32_t q = 0; q < k; q++) {
         pk_item *it = &items[order[q]];
         uint64_t at = 0;
@@ -20,13 +20,13 @@ static uint64_t tflm_pack(pk_item *items, uint32_t n) {
             if (mp_sat_add_u64(at, it->size) > p->offset && p_end > at) at = p_end; /* no room below p */
         }
         it->offset = at;
-        pr_placed_insert(&placed, items, order[q]);
+        mp_pr_placed_insert(&placed, items, order[q]);
     }
     mp_xfree(order);
     mp_xfree(placed.v);
-    return pr_peak(items, n);
+    return mp_pr_peak(items, n);
 }
 
 mp_plan *mp_tflm_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
-    return mp_opt_plan_packed(prog, o, tflm_pack, "tflm", err);
+    return mp_opt_plan_packed(prog, o, mp_tflm_pack, "tflm", err);
 }

@@ -182,7 +182,7 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
                            cpu ? merged->n : 0, out->n, &res);
         for (uint32_t b = 1; rc == MP_OK && b < res.n_bufs; b++)
             out_append(out, devs, res.bufs[b], per_dev ? keys[k] : CPU0);
-        ref_result_free(&res);
+        mp_ref_result_free(&res);
     }
     if (rc == MP_OK && out->n < 2) out_append(out, devs, 0, CPU0);
     /* ExecuTorch records buffer devices (non_const_buffer_device) only when
@@ -235,7 +235,7 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
         rc = run_partition(R, gi, part, np, input, d->pools + 1, d->base, &res);
         for (uint32_t b = 1; rc == MP_OK && b < res.n_bufs; b++)
             if (d->base + b - 1 < len) out->v[d->base + b - 1] = res.bufs[b];
-        ref_result_free(&res);
+        mp_ref_result_free(&res);
     }
     mp_xfree(input);
     mp_xfree(part);

@@ -358,7 +358,7 @@ int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
         c.size[i] = ref_align(p, p->g->tensors[t].size, p->alignment);
         p->realigned[t] = 1;
     }
-    ref_result_init(r, p->n);
+    mp_ref_result_init(r, p->n);
     int rc = place_all(&c);
     if (rc == MP_OK) rc = totals(&c, r);
     /* repair D5: re-place with conflicting families' lifetimes extended;
@@ -381,7 +381,7 @@ int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
     return rc;
 }
 
-void ref_result_init(ref_result *r, uint32_t n) {
+void mp_ref_result_init(ref_result *r, uint32_t n) {
     memset(r, 0, sizeof *r);
     r->pool = mp_xcalloc(n + 1, sizeof *r->pool);
     r->obj = mp_xcalloc(n + 1, sizeof *r->obj);
@@ -389,7 +389,7 @@ void ref_result_init(ref_result *r, uint32_t n) {
     r->size = mp_xcalloc(n + 1, sizeof *r->size);
 }
 
-void ref_result_free(ref_result *r) {
+void mp_ref_result_free(ref_result *r) {
     mp_xfree(r->bufs);
     mp_xfree(r->pool);
     mp_xfree(r->obj);

@@ -4,7 +4,7 @@
 #include "ref_internal.h"
 
 int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err) {
-    ref_result_init(r, p->n);
+    mp_ref_result_init(r, p->n);
     uint32_t n_bufs = p->n_input, cap = n_bufs + 2;
     uint64_t *bufs = mp_xcalloc(cap, sizeof *bufs);
     if (p->n_input) memcpy(bufs, p->input, p->n_input * sizeof *bufs);

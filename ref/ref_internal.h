@@ -32,8 +32,8 @@ typedef struct ref_result {
     uint64_t *obj, *offset, *size;
 } ref_result;
 
-void ref_result_init(ref_result *r, uint32_t n);
-void ref_result_free(ref_result *r);
+void mp_ref_result_init(ref_result *r, uint32_t n);
+void mp_ref_result_free(ref_result *r);
 
 int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err);
 int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err);

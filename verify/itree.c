@@ -14,14 +14,14 @@ struct v_itree {
     int32_t root, free_list;
 };
 
-v_itree *v_itree_new(void) {
+v_itree *mp_v_itree_new(void) {
     v_itree *t = mp_xcalloc(1, sizeof *t);
     t->root = t->free_list = -1;
     t->seed = 2463534242u;
     return t;
 }
 
-void v_itree_free(v_itree *t) {
+void mp_v_itree_free(v_itree *t) {
     if (!t) return;
     mp_xfree(t->n);
     mp_xfree(t);
@@ -74,7 +74,7 @@ static int32_t merge(v_itree *t, int32_t a, int32_t b) {
     return b;
 }
 
-void v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id) {
+void mp_v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id) {
     int32_t x;
     if (t->free_list >= 0) {
         x = t->free_list;
@@ -92,7 +92,7 @@ void v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id) {
     t->root = merge(t, merge(t, L, x), R);
 }
 
-void v_itree_remove(v_itree *t, uint64_t lo, uint32_t id) {
+void mp_v_itree_remove(v_itree *t, uint64_t lo, uint32_t id) {
     int32_t L, M, R;
     split(t, t->root, lo, id, &L, &R);
     /* M: the node equal to the key, the first of R */
@@ -116,7 +116,7 @@ static void query(const v_itree *t, int32_t x, uint64_t lo, uint64_t hi, uint32_
     }
 }
 
-uint32_t v_itree_query(const v_itree *t, uint64_t lo, uint64_t hi, uint32_t *ids,
+uint32_t mp_v_itree_query(const v_itree *t, uint64_t lo, uint64_t hi, uint32_t *ids,
                        uint32_t max) {
     uint32_t k = 0;
     query(t, t->root, lo, hi, ids, max, &k);

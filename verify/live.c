@@ -20,7 +20,7 @@ static void name_at(vgraph *vg, int32_t root, int32_t node) {
     if (node > vg->last[root]) vg->last[root] = node;
 }
 
-void v_graph_facts(const mp_graphdef *g, vgraph *vg) {
+void mp_v_graph_facts(const mp_graphdef *g, vgraph *vg) {
     uint32_t n = g->n_tensors + 1;
     vg->first = mp_xmalloc(n * sizeof *vg->first);
     vg->last = mp_xmalloc(n * sizeof *vg->last);
@@ -61,7 +61,7 @@ void v_graph_facts(const mp_graphdef *g, vgraph *vg) {
         vg->family[t] = find(vg->family, (int32_t)t);
 }
 
-void v_graph_free(vgraph *vg) {
+void mp_v_graph_free(vgraph *vg) {
     mp_xfree(vg->first);
     mp_xfree(vg->last);
     mp_xfree(vg->placeholder);

@@ -116,7 +116,7 @@ static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
         const char *name = gp->allocs[t->alloc].name;
         vdetail d = {name, NULL, (int64_t)t->buffer, {t->lo, t->hi}, {f->lo, f->hi}, 2,
                      f->start, f->start};
-        v_violation(c, g->name, MP_RULE_CONTROL_FLOW, "control-flow", &d,
+        mp_v_violation(c, g->name, MP_RULE_CONTROL_FLOW, "control-flow", &d,
                     "control-flow: node %d (%s) runs sub-graph %s, whose memory "
                     "[%llu,%llu) in buffer %llu overlaps %s [%llu,%llu), live at node %d",
                     f->start, mp_node_kind_name(g->nodes[f->start].kind),
@@ -127,7 +127,7 @@ static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
     }
     const mp_alloc *a = &gp->allocs[x->alloc], *b = &gp->allocs[y->alloc];
     vdetail d = {a->name, b->name, (int64_t)x->buffer, {x->lo, x->hi}, {y->lo, y->hi}, 2, s, e};
-    v_violation(c, g->name, MP_RULE_OVERLAP, "overlap", &d,
+    mp_v_violation(c, g->name, MP_RULE_OVERLAP, "overlap", &d,
                 "overlap: %s [%llu,%llu) and %s [%llu,%llu) in buffer %llu, both live "
                 "at nodes %d..%d",
                 a->name, (unsigned long long)x->lo, (unsigned long long)x->hi, b->name,
@@ -181,17 +181,17 @@ static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
     for (uint32_t i = 0; i < n; i++) {
         const item *x = &it[i];
         if (x->buffer != cur_buffer) { /* items are grouped by buffer */
-            v_itree_free(tree);
-            tree = v_itree_new();
+            mp_v_itree_free(tree);
+            tree = mp_v_itree_new();
             cur_buffer = x->buffer;
             while (e < n && by_end[e].buffer < cur_buffer) e++;
         }
         /* retire what ended before this start (all inserted already) */
         while (e < n && by_end[e].buffer == cur_buffer && by_end[e].end < x->start) {
-            v_itree_remove(tree, it[by_end[e].idx].lo, by_end[e].idx);
+            mp_v_itree_remove(tree, it[by_end[e].idx].lo, by_end[e].idx);
             e++;
         }
-        uint32_t k = v_itree_query(tree, x->lo, x->hi, hits, MAX_HITS), reported = 0;
+        uint32_t k = mp_v_itree_query(tree, x->lo, x->hi, hits, MAX_HITS), reported = 0;
         for (uint32_t h = 0; h < k && reported < MAX_REPORT; h++) {
             const item *y = &it[hits[h]];
             if (x->family < 0 && y->family < 0) continue; /* footprints never clash */
@@ -199,17 +199,17 @@ static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
             report_pair(c, gi, y, x);
             reported++;
         }
-        v_itree_insert(tree, x->lo, x->hi, i);
+        mp_v_itree_insert(tree, x->lo, x->hi, i);
     }
-    v_itree_free(tree);
+    mp_v_itree_free(tree);
     mp_xfree(hits);
     mp_xfree(by_end);
     mp_xfree(it);
 }
 
-void v_rules_overlap(vctx *c) {
+void mp_v_rules_overlap(vctx *c) {
     uint32_t n;
-    int32_t *order = v_postorder_of(c, &n);
+    int32_t *order = mp_v_postorder_of(c, &n);
     fprint *fp = mp_xcalloc(c->prog->n_graphs + 1, sizeof *fp);
     for (uint32_t k = 0; k < n; k++) build_footprint(c, order[k], fp);
     for (uint32_t k = 0; k < n; k++)

@@ -161,9 +161,9 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     mp_xfree(cf);
 }
 
-void v_quality(vctx *c) {
+void mp_v_quality(vctx *c) {
     uint32_t n;
-    int32_t *order = v_postorder_of(c, &n);
+    int32_t *order = mp_v_postorder_of(c, &n);
     lb *bounds = mp_xcalloc(c->prog->n_graphs + 1, sizeof *bounds);
     for (uint32_t k = 0; k < n; k++) graph_bound(c, order[k], &bounds[order[k]], bounds);
     mp_verify_report *r = c->r;

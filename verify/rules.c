@@ -32,10 +32,10 @@ static void completeness(vctx *c, uint32_t gi) {
         const char *why = not_planned_reason(c, gi, (int32_t)t);
         vdetail d = {g->tensors[t].name, NULL, -1, {0}, {0}, 0, -1, -1};
         if (!why && of[t] < 0)
-            v_violation(c, g->name, MP_RULE_COMPLETENESS, "completeness", &d,
+            mp_v_violation(c, g->name, MP_RULE_COMPLETENESS, "completeness", &d,
                         "completeness: tensor %s is not planned", g->tensors[t].name);
         else if (why && of[t] >= 0)
-            v_violation(c, g->name, MP_RULE_COMPLETENESS, "completeness", &d,
+            mp_v_violation(c, g->name, MP_RULE_COMPLETENESS, "completeness", &d,
                         "completeness: tensor %s must not be planned: it is %s",
                         g->tensors[t].name, why);
     }
@@ -48,12 +48,12 @@ static void sizes(vctx *c, uint32_t gi, const mp_alloc *a) {
     uint64_t want = mp_align_up(t->size, c->alignment);
     vdetail d = {a->name, NULL, (int64_t)a->mem_id, {a->offset, a->offset + a->size}, {0}, 1, -1, -1};
     if (a->size != want)
-        v_violation(c, gname, MP_RULE_SIZE, "size", &d,
+        mp_v_violation(c, gname, MP_RULE_SIZE, "size", &d,
                     "size: %s has size=%llu, but %llu bytes rounded up to %u is %llu",
                     a->name, (unsigned long long)a->size, (unsigned long long)t->size,
                     c->alignment, (unsigned long long)want);
     if (a->offset % c->alignment)
-        v_violation(c, gname, MP_RULE_SIZE, "alignment", &d,
+        mp_v_violation(c, gname, MP_RULE_SIZE, "alignment", &d,
                     "alignment: %s at offset %llu in buffer %llu is not a multiple of %u",
                     a->name, (unsigned long long)a->offset, (unsigned long long)a->mem_id,
                     c->alignment);
@@ -66,13 +66,13 @@ static void bounds_of(vctx *c, const char *gname, const mp_alloc *a,
     vdetail d = {a->name, NULL, (int64_t)a->mem_id, {a->offset, wraps ? UINT64_MAX : end},
                  {0}, 1, -1, -1};
     if (a->mem_id >= in->n_buffers) {
-        v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
+        mp_v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
                     "bounds: %s is in buffer %llu, but %s has only buffers 0..%d",
                     a->name, (unsigned long long)a->mem_id, whose, (int)in->n_buffers - 1);
         return;
     }
     if (wraps || end > in->buffers[a->mem_id])
-        v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
+        mp_v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
                     "bounds: %s [%llu,%llu) lies outside buffer %llu of %s (size %llu)",
                     a->name, (unsigned long long)a->offset,
                     (unsigned long long)(wraps ? UINT64_MAX : end),
@@ -84,7 +84,7 @@ static void bounds(vctx *c, uint32_t gi, const mp_graph_plan *gp, const mp_alloc
     const char *gname = c->prog->graphs[gi].name;
     if (a->mem_id == 0) {
         vdetail d = {a->name, NULL, 0, {0}, {0}, 0, -1, -1};
-        v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
+        mp_v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
                     "bounds: %s is in buffer 0, which holds constants only", a->name);
         return;
     }
@@ -103,13 +103,13 @@ static void devices_of_block(vctx *c, uint32_t gi, const mp_graph_plan *gp) {
         bool cpu0 = d.type == MP_DEV_CPU && d.index == 0;
         vdetail det = {NULL, NULL, (int64_t)i, {0}, {0}, 0, -1, -1};
         if ((!c->flags[3] || i == 0) && !cpu0)
-            v_violation(c, gname, MP_RULE_DEVICE, "device", &det,
+            mp_v_violation(c, gname, MP_RULE_DEVICE, "device", &det,
                         "device: buffer %u is %s, but %s", i, mp_device_str(d, d1),
                         i == 0 ? "buffer 0 (constants) is cpu:0"
                                : "without per_device every buffer is cpu:0");
         else if (c->flags[3] && c->entry && gp != c->entry && i < c->entry->n_devices &&
                  !mp_device_eq(d, c->entry->devices[i]))
-            v_violation(c, gname, MP_RULE_DEVICE, "device", &det,
+            mp_v_violation(c, gname, MP_RULE_DEVICE, "device", &det,
                         "device: buffer %u is %s here but %s in the entry graph", i,
                         mp_device_str(d, d1), mp_device_str(c->entry->devices[i], d2));
     }
@@ -122,7 +122,7 @@ static void device_of_alloc(vctx *c, uint32_t gi, const mp_graph_plan *gp, const
     char d1[24], d2[24];
     if (!mp_device_eq(t->device, bd)) {
         vdetail d = {a->name, NULL, (int64_t)a->mem_id, {a->offset, a->offset + a->size}, {0}, 1, -1, -1};
-        v_violation(c, c->prog->graphs[gi].name, MP_RULE_DEVICE, "device", &d,
+        mp_v_violation(c, c->prog->graphs[gi].name, MP_RULE_DEVICE, "device", &d,
                     "device: %s (%s) lies in buffer %llu, a %s buffer", a->name,
                     mp_device_str(t->device, d1), (unsigned long long)a->mem_id,
                     mp_device_str(bd, d2));
@@ -134,7 +134,7 @@ static void life_matches(vctx *c, uint32_t gi, const mp_alloc *a) {
     int32_t t = a->tensor;
     if (a->life_start == vg->first[t] && a->life_end == vg->last[t]) return;
     vdetail d = {a->name, NULL, -1, {0}, {0}, 0, vg->first[t], vg->last[t]};
-    v_violation(c, c->prog->graphs[gi].name, MP_RULE_CONSISTENCY, "life", &d,
+    mp_v_violation(c, c->prog->graphs[gi].name, MP_RULE_CONSISTENCY, "life", &d,
                 "consistency: %s has life=%lld,%lld but is live at nodes %d..%d",
                 a->name, (long long)a->life_start, (long long)a->life_end,
                 vg->first[t], vg->last[t]);
@@ -157,28 +157,28 @@ static void frees(vctx *c, uint32_t gi, const mp_graph_plan *gp) {
         int32_t t = f->tensor;
         vdetail d = {f->name, NULL, -1, {0}, {0}, 0, f->after, -1};
         if (t < 0) {
-            v_violation(c, g->name, MP_RULE_CONSISTENCY, "unknown", &d,
+            mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "unknown", &d,
                         "consistency: free of %s, which is not a tensor of graph %s "
                         "(plan line %d)", f->name, g->name, f->line);
             continue;
         }
         if (freed[t] >= 0) {
-            v_violation(c, g->name, MP_RULE_CONSISTENCY, "duplicate", &d,
+            mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "duplicate", &d,
                         "consistency: second free of %s (plan line %d)", f->name, f->line);
             continue;
         }
         freed[t] = (int32_t)k;
         if (!must_free(c, gi, t)) {
-            v_violation(c, g->name, MP_RULE_FREE, "free", &d,
+            mp_v_violation(c, g->name, MP_RULE_FREE, "free", &d,
                         "free: %s is freed, but only dynamic tensors that are neither "
                         "inputs nor outputs may be", f->name);
         } else if (f->after < vg->last[t]) {
             d.n1 = vg->last[t];
-            v_violation(c, g->name, MP_RULE_FREE, "free", &d,
+            mp_v_violation(c, g->name, MP_RULE_FREE, "free", &d,
                         "free: %s is freed after node %lld, before its last use at node %d",
                         f->name, (long long)f->after, vg->last[t]);
         } else if (f->after >= (int64_t)g->n_nodes) {
-            v_violation(c, g->name, MP_RULE_FREE, "free", &d,
+            mp_v_violation(c, g->name, MP_RULE_FREE, "free", &d,
                         "free: %s is freed after node %lld, but the graph's last node is %u",
                         f->name, (long long)f->after, g->n_nodes - 1);
         }
@@ -186,25 +186,25 @@ static void frees(vctx *c, uint32_t gi, const mp_graph_plan *gp) {
     for (uint32_t t = 0; t < g->n_tensors; t++) {
         if (!must_free(c, gi, (int32_t)t) || freed[t] >= 0) continue;
         vdetail d = {g->tensors[t].name, NULL, -1, {0}, {0}, 0, vg->last[t], -1};
-        v_violation(c, g->name, MP_RULE_FREE, "free", &d,
+        mp_v_violation(c, g->name, MP_RULE_FREE, "free", &d,
                     "free: dynamic tensor %s is never freed (last use at node %d)",
                     g->tensors[t].name, vg->last[t]);
     }
     mp_xfree(freed);
 }
 
-void v_rules_structure(vctx *c) {
+void mp_v_rules_structure(vctx *c) {
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) {
         if (c->block_of[gi] < 0) continue;
         const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
         const char *gname = c->prog->graphs[gi].name;
         completeness(c, gi);
         if (gp->n_buffers == 0)
-            v_violation(c, gname, MP_RULE_BOUNDS, "bounds", NULL,
+            mp_v_violation(c, gname, MP_RULE_BOUNDS, "bounds", NULL,
                         "bounds: the block has no buffers (buffer 0 must exist)");
         else if (gp->buffers[0] != 0) {
             vdetail d = {NULL, NULL, 0, {0}, {0}, 0, -1, -1};
-            v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
+            mp_v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
                         "bounds: buffer 0 (constants) has size %llu; it must be 0",
                         (unsigned long long)gp->buffers[0]);
         }

@@ -12,43 +12,12 @@ const char *mp_rule_name(uint32_t rule) {
     return rule < MP_N_RULES ? names[rule] : "?";
 }
 
-void v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
-                 const vdetail *d, const char *fmt, ...) {
-    mp_verify_report *r = c->r;
-    r->n_violations++;
-    r->per_rule[rule]++;
-    if (r->n_v >= MP_VERIFY_DETAIL) return;
-    mp_violation *v = &r->v[r->n_v++];
-    memset(v, 0, sizeof *v);
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    v->graph = graph ? graph : "";
-    v->rule = rule;
-    v->kind = kind;
-    v->msg = mp_arena_strndup(c->A, msg, strlen(msg));
-    v->buffer = -1;
-    v->nodes[0] = v->nodes[1] = -1;
-    if (d) {
-        v->tensors[0] = d->t0;
-        v->tensors[1] = d->t1;
-        v->buffer = d->buffer;
-        v->n_ranges = d->n_ranges;
-        memcpy(v->ranges[0], d->r0, sizeof d->r0);
-        memcpy(v->ranges[1], d->r1, sizeof d->r1);
-        v->nodes[0] = d->n0;
-        v->nodes[1] = d->n1;
-    }
-}
-
 static void check_options(vctx *c) {
     const mp_plan *p = c->plan;
     static const char *const flag_names[] = {"alloc_inputs", "alloc_outputs",
                                              "alloc_mutable", "per_device"};
     if (p->raw_alignment < 1 || p->raw_alignment > MP_MAX_ALIGNMENT) {
-        v_violation(c, "", MP_RULE_CONSISTENCY, "options", NULL,
+        mp_v_violation(c, "", MP_RULE_CONSISTENCY, "options", NULL,
                     "options: alignment=%llu is not in 1..%u; sizes and offsets "
                     "are not checked", (unsigned long long)p->raw_alignment,
                     (unsigned)MP_MAX_ALIGNMENT);
@@ -58,7 +27,7 @@ static void check_options(vctx *c) {
     }
     for (int i = 0; i < 4; i++) {
         if (p->raw_flags[i] > 1)
-            v_violation(c, "", MP_RULE_CONSISTENCY, "options", NULL,
+            mp_v_violation(c, "", MP_RULE_CONSISTENCY, "options", NULL,
                         "options: %s=%llu is neither 0 nor 1", flag_names[i],
                         (unsigned long long)p->raw_flags[i]);
         c->flags[i] = p->raw_flags[i] != 0;
@@ -74,15 +43,15 @@ static void index_blocks(vctx *c) {
         const mp_graph_plan *gp = &p->graphs[b];
         int32_t gi = gp->graph;
         if (gi < 0) {
-            v_violation(c, gp->name, MP_RULE_CONSISTENCY, "block", NULL,
+            mp_v_violation(c, gp->name, MP_RULE_CONSISTENCY, "block", NULL,
                         "consistency: the plan has a block for graph %s, which "
                         "the graph file does not define", gp->name);
         } else if (!c->reach[gi]) {
-            v_violation(c, gp->name, MP_RULE_CONSISTENCY, "block", NULL,
+            mp_v_violation(c, gp->name, MP_RULE_CONSISTENCY, "block", NULL,
                         "consistency: the plan has a block for graph %s, which "
                         "the entry graph does not reach", gp->name);
         } else if (c->block_of[gi] >= 0) {
-            v_violation(c, gp->name, MP_RULE_CONSISTENCY, "duplicate", NULL,
+            mp_v_violation(c, gp->name, MP_RULE_CONSISTENCY, "duplicate", NULL,
                         "consistency: second block for graph %s", gp->name);
         } else {
             c->block_of[gi] = (int32_t)b;
@@ -90,7 +59,7 @@ static void index_blocks(vctx *c) {
     }
     for (uint32_t gi = 0; gi < prog->n_graphs; gi++)
         if (c->reach[gi] && c->block_of[gi] < 0)
-            v_violation(c, prog->graphs[gi].name, MP_RULE_CONSISTENCY, "block", NULL,
+            mp_v_violation(c, prog->graphs[gi].name, MP_RULE_CONSISTENCY, "block", NULL,
                         "consistency: the plan has no block for graph %s",
                         prog->graphs[gi].name);
     c->entry = c->block_of[0] >= 0 ? &p->graphs[c->block_of[0]] : NULL;
@@ -102,17 +71,17 @@ static void index_blocks(vctx *c) {
         c->usable[gi] = mp_xcalloc(gp->n_allocs + 1, 1);
         for (uint32_t t = 0; t < g->n_tensors; t++) of[t] = -1;
         if (gp->n_devices != gp->n_buffers)
-            v_violation(c, g->name, MP_RULE_CONSISTENCY, "devices", NULL,
+            mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "devices", NULL,
                         "consistency: %u buffers but %u devices", gp->n_buffers,
                         gp->n_devices);
         for (uint32_t a = 0; a < gp->n_allocs; a++) {
             const mp_alloc *x = &gp->allocs[a];
             if (x->tensor < 0) {
-                v_violation(c, g->name, MP_RULE_CONSISTENCY, "unknown", NULL,
+                mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "unknown", NULL,
                             "consistency: alloc for %s, which is not a tensor of "
                             "graph %s (plan line %d)", x->name, g->name, x->line);
             } else if (of[x->tensor] >= 0) {
-                v_violation(c, g->name, MP_RULE_CONSISTENCY, "duplicate", NULL,
+                mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "duplicate", NULL,
                             "consistency: second alloc for %s (plan line %d)",
                             x->name, x->line);
             } else {
@@ -123,50 +92,9 @@ static void index_blocks(vctx *c) {
     }
 }
 
-static void postorder(const mp_program *prog, const bool *reach, int32_t *order) {
-    uint32_t n = prog->n_graphs, k = 0;
-    uint8_t *seen = mp_xcalloc(n + 1, 1);
-    struct fr {
-        int32_t g;
-        uint32_t node;
-        int slot;
-    } *st = mp_xmalloc((n + 1) * sizeof *st);
-    for (uint32_t root = 0; root < n; root++) {
-        if (!reach[root] || seen[root]) continue;
-        size_t sp = 0;
-        st[sp++] = (struct fr){(int32_t)root, 0, 0};
-        seen[root] = 1;
-        while (sp) {
-            struct fr *f = &st[sp - 1];
-            const mp_graphdef *g = &prog->graphs[f->g];
-            if (f->node == g->n_nodes) {
-                order[k++] = f->g;
-                sp--;
-                continue;
-            }
-            int32_t child = g->nodes[f->node].sub[f->slot];
-            if (++f->slot == 2) f->slot = 0, f->node++;
-            if (child >= 0 && !seen[child]) {
-                seen[child] = 1;
-                st[sp++] = (struct fr){child, 0, 0};
-            }
-        }
-    }
-    mp_xfree(seen);
-    mp_xfree(st);
-}
 
-int32_t *v_postorder_of(const vctx *c, uint32_t *n) {
-    uint32_t k = 0;
-    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) k += c->reach[gi];
-    int32_t *order = mp_xmalloc((k + 1) * sizeof *order);
-    postorder(c->prog, c->reach, order);
-    *n = k;
-    return order;
-}
-
-int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
-              mp_err *err) {
+static int verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
+                  mp_err *err) {
     mp_err_clear(err);
     memset(r, 0, sizeof *r);
     r->arena = mp_arena_new();
@@ -185,7 +113,7 @@ int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
     mp_graph_reachable(prog, c.reach);
     for (uint32_t gi = 0; gi < ng; gi++) {
         c.block_of[gi] = -1;
-        if (c.reach[gi]) v_graph_facts(&prog->graphs[gi], &c.vg[gi]);
+        if (c.reach[gi]) mp_v_graph_facts(&prog->graphs[gi], &c.vg[gi]);
     }
     for (uint32_t gi = 0; gi < ng; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
@@ -196,11 +124,11 @@ int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
     }
     check_options(&c);
     index_blocks(&c);
-    v_rules_structure(&c);
-    v_rules_overlap(&c);
-    v_quality(&c);
+    mp_v_rules_structure(&c);
+    mp_v_rules_overlap(&c);
+    mp_v_quality(&c);
     for (uint32_t gi = 0; gi < ng; gi++) {
-        if (c.reach[gi]) v_graph_free(&c.vg[gi]);
+        if (c.reach[gi]) mp_v_graph_free(&c.vg[gi]);
         mp_xfree(c.alloc_of[gi]);
         mp_xfree(c.usable[gi]);
     }
@@ -218,4 +146,27 @@ void mp_verify_report_free(mp_verify_report *r) {
     mp_xfree(r->buf_lower);
     mp_arena_free(r->arena);
     memset(r, 0, sizeof *r);
+}
+
+/* The public entry point runs under the allocation guard (alloc.c); a
+ * report whose arena the guard freed is emptied. */
+typedef struct verify_call {
+    const mp_program *prog;
+    const mp_plan *plan;
+    mp_verify_report *r;
+    mp_err *err;
+} verify_call;
+
+static int verify_work(void *ctx) {
+    verify_call *c = ctx;
+    return verify(c->prog, c->plan, c->r, c->err);
+}
+
+int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r, mp_err *err) {
+    verify_call c = {prog, plan, r, err};
+    mp_err_clear(err);
+    memset(r, 0, sizeof *r);
+    int rc = mp_guard_run(err, verify_work, &c);
+    if (rc == MP_ENOMEM) memset(r, 0, sizeof *r);
+    return rc;
 }

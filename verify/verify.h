@@ -17,19 +17,19 @@ typedef struct vgraph {
     bool map_body;          /* body of a map/scan node somewhere */
 } vgraph;
 
-void v_graph_facts(const mp_graphdef *g, vgraph *vg);
-void v_graph_free(vgraph *vg);
+void mp_v_graph_facts(const mp_graphdef *g, vgraph *vg);
+void mp_v_graph_free(vgraph *vg);
 
 /* Live byte intervals of one buffer, with "which intervals overlap
  * [lo, hi)?" queries: a treap ordered by lo, augmented with the largest hi
  * in each subtree.  O(log n) expected per operation plus the answers. */
 typedef struct v_itree v_itree;
-v_itree *v_itree_new(void);
-void v_itree_free(v_itree *t);
-void v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id);
-void v_itree_remove(v_itree *t, uint64_t lo, uint32_t id);
+v_itree *mp_v_itree_new(void);
+void mp_v_itree_free(v_itree *t);
+void mp_v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id);
+void mp_v_itree_remove(v_itree *t, uint64_t lo, uint32_t id);
 /* Up to `max` ids of stored intervals overlapping [lo, hi); returns count. */
-uint32_t v_itree_query(const v_itree *t, uint64_t lo, uint64_t hi, uint32_t *ids,
+uint32_t mp_v_itree_query(const v_itree *t, uint64_t lo, uint64_t hi, uint32_t *ids,
                        uint32_t max);
 
 typedef struct vctx {
@@ -58,15 +58,15 @@ typedef struct vdetail {
     int64_t n0, n1;
 } vdetail;
 
-void v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
+void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
                  const vdetail *d, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
 /* Reachable graphs, children before parents. */
-int32_t *v_postorder_of(const vctx *c, uint32_t *n);
+int32_t *mp_v_postorder_of(const vctx *c, uint32_t *n);
 
-void v_rules_structure(vctx *c);  /* rules 1, 2, 3, 6, 7, 8 */
-void v_rules_overlap(vctx *c);    /* rules 4 and 5 */
-void v_quality(vctx *c);          /* total, lower bound, ratio */
+void mp_v_rules_structure(vctx *c);  /* rules 1, 2, 3, 6, 7, 8 */
+void mp_v_rules_overlap(vctx *c);    /* rules 4 and 5 */
+void mp_v_quality(vctx *c);          /* total, lower bound, ratio */
 
 #endif

@@ -71,7 +71,7 @@ static void push_step(viz_steps *s, size_t *cap, double x, uint64_t v) {
     s->v[s->n++] = v;
 }
 
-void viz_cover(const viz_box *b, size_t n, viz_steps *out) {
+void mp_viz_cover(const viz_box *b, size_t n, viz_steps *out) {
     memset(out, 0, sizeof *out);
     uint64_t *ys = mp_xmalloc((2 * n + 1) * sizeof *ys);
     size_t m = 0;
@@ -111,7 +111,7 @@ void viz_cover(const viz_box *b, size_t n, viz_steps *out) {
     mp_xfree(ys);
 }
 
-void viz_steps_free(viz_steps *s) {
+void mp_viz_steps_free(viz_steps *s) {
     mp_xfree(s->x);
     mp_xfree(s->v);
     memset(s, 0, sizeof *s);

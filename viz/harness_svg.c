@@ -69,7 +69,7 @@ int mp_viz_harness_svg(const char *graph_id, const char *algo, const mp_viz_svg_
     return rc;
 }
 
-int viz_report_svgs(const mp_viz_report_options *o, mp_report_data *d, mp_err *err) {
+int mp_viz_report_svgs(const mp_viz_report_options *o, mp_report_data *d, mp_err *err) {
     if (mkdir(o->svg_dir, 0777) != 0 && errno != EEXIST)
         return mp_err_set(err, MP_EIO, "%s: cannot create: %s", o->svg_dir, strerror(errno));
     for (size_t k = 0; k < d->nw; k++) {

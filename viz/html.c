@@ -30,7 +30,7 @@ static const char CSS[] =
 
 static void cell(mp_buf *b, const char *s, bool left) {
     mp_buf_puts(b, left ? "<td class=\"l\">" : "<td>");
-    viz_xml(b, s);
+    mp_viz_xml(b, s);
     mp_buf_puts(b, "</td>");
 }
 
@@ -70,12 +70,12 @@ static void worst_table(mp_buf *b, const mp_report_data *d, const mp_viz_report_
         cellf(b, w->ratio, "%.4f");
         cellu(b, w->bytes);
         cellu(b, w->lower);
-        cell(b, viz_bytes(w->bytes, bytes), false);
+        cell(b, mp_viz_bytes(w->bytes, bytes), false);
         cell(b, w->profile, true);
         cellu(b, w->tensors);
         if (w->href[0]) {
             mp_buf_puts(b, "<td class=\"l\"><a href=\"");
-            viz_xml(b, w->href);
+            mp_viz_xml(b, w->href);
             mp_buf_puts(b, "\">svg</a></td>");
         } else {
             cell(b, w->note, true);
@@ -125,7 +125,7 @@ int mp_viz_report_html(mp_db *db, const mp_viz_report_options *opts, mp_buf *out
     if (!o.max_points) o.max_points = 5000;
     mp_report_data d;
     int rc = mp_db_report_data(db, o.since, o.algo, o.max_points, o.worst, &d, err);
-    if (rc == MP_OK && o.svg_dir) rc = viz_report_svgs(&o, &d, err);
+    if (rc == MP_OK && o.svg_dir) rc = mp_viz_report_svgs(&o, &d, err);
     if (rc != MP_OK) {
         mp_report_data_free(&d);
         return rc;
@@ -143,21 +143,21 @@ int mp_viz_report_html(mp_db *db, const mp_viz_report_options *opts, mp_buf *out
     mp_buf_printf(out, "%lld run%s", (long long)runs, runs == 1 ? "" : "s");
     if (d.nq) {
         mp_buf_puts(out, " from ");
-        viz_xml(out, d.q[0].started);
+        mp_viz_xml(out, d.q[0].started);
         mp_buf_puts(out, " to ");
-        viz_xml(out, d.q[d.nq - 1].started);
+        mp_viz_xml(out, d.q[d.nq - 1].started);
     }
     if (o.since) {
         mp_buf_puts(out, "; since ");
-        viz_xml(out, o.since);
+        mp_viz_xml(out, o.since);
     }
     if (o.algo) {
         mp_buf_puts(out, "; algorithm ");
-        viz_xml(out, o.algo);
+        mp_viz_xml(out, o.algo);
     }
     mp_buf_printf(out, ". Written by memplan %s; the raw data: memplan report --format "
                        "json.</p>\n", MEMPLAN_VERSION);
-    viz_report_charts(out, &d);
+    mp_viz_report_charts(out, &d);
     worst_table(out, &d, &o);
     runs_table(out, &d);
     mp_buf_puts(out, "</body>\n</html>\n");

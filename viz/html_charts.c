@@ -19,13 +19,13 @@ static void chart_open(mp_buf *b, const char *label) {
     mp_buf_printf(b, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
                   CW, CH, CW, CH);
-    viz_xml(b, label);
+    mp_viz_xml(b, label);
     mp_buf_puts(b, "\">\n");
 }
 
 static void empty(mp_buf *b, const char *what) {
     mp_buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", CW / 2, CH / 2);
-    viz_xml(b, what);
+    mp_viz_xml(b, what);
     mp_buf_puts(b, "</text>\n</svg>\n");
 }
 
@@ -46,13 +46,13 @@ static size_t algos_of(const char *const *names, size_t n, const char **out) {
 
 static void dot(mp_buf *b, double x, double y, double r, const char *color, const char *tip) {
     mp_buf_puts(b, "<circle cx=\"");
-    viz_num(b, x);
+    mp_viz_num(b, x);
     mp_buf_puts(b, "\" cy=\"");
-    viz_num(b, y);
+    mp_viz_num(b, y);
     mp_buf_puts(b, "\" r=\"");
-    viz_num(b, r);
+    mp_viz_num(b, r);
     mp_buf_printf(b, "\" fill=\"%s\"><title>", color);
-    viz_xml(b, tip);
+    mp_viz_xml(b, tip);
     mp_buf_puts(b, "</title></circle>\n");
 }
 
@@ -94,12 +94,12 @@ static void ratio_chart(mp_buf *b, const mp_report_data *d) {
         xn[i] = mp_xmalloc(24);
         snprintf(xn[i], 24, "%lld", (long long)runs[i]);
     }
-    viz_plot_frame(b, &p, "run", p.logy ? "ratio to the lower bound (log)" : "ratio to the lower bound",
+    mp_viz_plot_frame(b, &p, "run", p.logy ? "ratio to the lower bound (log)" : "ratio to the lower bound",
                    (const char *const *)xn, nr);
     const char *colors[MAX_ALGOS];
     char tip[400];
     for (size_t a = 0; a < na; a++) {
-        colors[a] = viz_algo_color(algos[a]);
+        colors[a] = mp_viz_algo_color(algos[a]);
         for (int which = 0; which < 2; which++) { /* 0 mean, 1 worst */
             mp_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" class=\"%s\" points=\"",
                           colors[a], which ? "worst" : "mean");
@@ -109,9 +109,9 @@ static void ratio_chart(mp_buf *b, const mp_report_data *d) {
                 double v = which ? d->q[i].max : d->q[i].mean;
                 if (strcmp(d->q[i].algo, algos[a]) || !isfinite(v)) continue;
                 mp_buf_puts(b, pts++ ? " " : "");
-                viz_num(b, viz_plot_x(&p, (double)x));
+                mp_viz_num(b, mp_viz_plot_x(&p, (double)x));
                 mp_buf_puts(b, ",");
-                viz_num(b, viz_plot_y(&p, v));
+                mp_viz_num(b, mp_viz_plot_y(&p, v));
             }
             mp_buf_puts(b, "\"/>\n");
         }
@@ -124,10 +124,10 @@ static void ratio_chart(mp_buf *b, const mp_report_data *d) {
                      "%lld invalid, %lld refused", (long long)q->run, q->started, q->kind,
                      q->git[0] ? ", " : "", q->git, q->algo, q->mean, q->max, (long long)q->graphs,
                      (long long)q->invalid, (long long)q->refused);
-            dot(b, viz_plot_x(&p, (double)x), viz_plot_y(&p, q->mean), 3.5, colors[a], tip);
+            dot(b, mp_viz_plot_x(&p, (double)x), mp_viz_plot_y(&p, q->mean), 3.5, colors[a], tip);
         }
     }
-    viz_plot_legend(b, p.left, 22, algos, colors, na);
+    mp_viz_plot_legend(b, p.left, 22, algos, colors, na);
     mp_buf_puts(b, "<text x=\"830\" y=\"22\" text-anchor=\"end\" class=\"note\">solid: mean, "
                    "dashed: worst</text>\n</svg>\n");
     for (size_t i = 0; i < nr; i++) mp_xfree(xn[i]);
@@ -154,28 +154,28 @@ static void time_chart(mp_buf *b, const mp_report_data *d) {
         return;
     }
     viz_plot p = {x0 / 1.3, x1 * 1.3, y0 / 1.5, y1 * 1.5, true, true, 70, 40, CW - 100, CH - 110};
-    viz_plot_frame(b, &p, "tensors (log)", "planning time, ms (log)", NULL, 0);
+    mp_viz_plot_frame(b, &p, "tensors (log)", "planning time, ms (log)", NULL, 0);
     const char *algos[MAX_ALGOS];
     const char *colors[MAX_ALGOS];
     size_t na = algos_of(names, d->np, algos);
-    for (size_t a = 0; a < na; a++) colors[a] = viz_algo_color(algos[a]);
+    for (size_t a = 0; a < na; a++) colors[a] = mp_viz_algo_color(algos[a]);
     char tip[300];
     mp_buf_puts(b, "<g class=\"pts\">\n");
     for (size_t i = 0; i < d->np; i++) {
         const mp_report_prow *r = &d->p[i];
         snprintf(tip, sizeof tip, "%s %s (run %lld): %.0f tensors, %.3f ms", r->graph, r->algo,
                  (long long)r->run, r->tensors, r->ms);
-        dot(b, viz_plot_x(&p, fmax(r->tensors, 1)), viz_plot_y(&p, fmax(r->ms, 1e-3)), 2.5,
-            viz_algo_color(r->algo), tip);
+        dot(b, mp_viz_plot_x(&p, fmax(r->tensors, 1)), mp_viz_plot_y(&p, fmax(r->ms, 1e-3)), 2.5,
+            mp_viz_algo_color(r->algo), tip);
     }
     mp_buf_puts(b, "</g>\n");
-    viz_plot_legend(b, p.left, 22, algos, colors, na);
+    mp_viz_plot_legend(b, p.left, 22, algos, colors, na);
     mp_buf_printf(b, "<text x=\"830\" y=\"22\" text-anchor=\"end\" class=\"note\">%zu plans, "
                      "most recent first</text>\n</svg>\n", d->np);
     mp_xfree(names);
 }
 
-void viz_report_charts(mp_buf *b, const mp_report_data *d) {
+void mp_viz_report_charts(mp_buf *b, const mp_report_data *d) {
     mp_buf_puts(b, "<h2>Plan quality over time</h2>\n<figure>\n");
     ratio_chart(b, d);
     mp_buf_puts(b, "<figcaption>Ratio of the planned bytes to the lower bound (1 is optimal) of "

@@ -56,7 +56,7 @@ static int cmp_ord(const void *a, const void *b) {
     return (x->i > y->i) - (x->i < y->i);
 }
 
-uint32_t viz_lanes(const int64_t *s, const int64_t *e, size_t n, uint32_t *lane) {
+uint32_t mp_viz_lanes(const int64_t *s, const int64_t *e, size_t n, uint32_t *lane) {
     ord *o = mp_xmalloc((n + 1) * sizeof *o);
     for (size_t i = 0; i < n; i++) o[i] = (ord){s[i], e[i] < s[i] ? s[i] : e[i], i};
     qsort(o, n, sizeof *o, cmp_ord);

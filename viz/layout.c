@@ -8,7 +8,7 @@
  * node, the byte range each sub-graph's memory spans (hulls). */
 #include "viz.h"
 
-int32_t *viz_block_index(const mp_program *prog, const mp_plan *plan) {
+int32_t *mp_viz_block_index(const mp_program *prog, const mp_plan *plan) {
     int32_t *bo = mp_xmalloc((prog->n_graphs + 1) * sizeof *bo);
     for (uint32_t g = 0; g <= prog->n_graphs; g++) bo[g] = -1; /* one spare: never read past */
     for (uint32_t k = plan->n_graphs; k-- > 0;) {
@@ -18,7 +18,7 @@ int32_t *viz_block_index(const mp_program *prog, const mp_plan *plan) {
     return bo;
 }
 
-mp_device viz_alloc_device(const mp_program *prog, const mp_graph_plan *gp, const mp_alloc *a) {
+mp_device mp_viz_alloc_device(const mp_program *prog, const mp_graph_plan *gp, const mp_alloc *a) {
     if (gp->graph >= 0 && (uint32_t)gp->graph < prog->n_graphs && a->tensor >= 0 &&
         (uint32_t)a->tensor < prog->graphs[gp->graph].n_tensors)
         return prog->graphs[gp->graph].tensors[a->tensor].device;
@@ -26,7 +26,7 @@ mp_device viz_alloc_device(const mp_program *prog, const mp_graph_plan *gp, cons
     return (mp_device){MP_DEV_CPU, 0};
 }
 
-void viz_alloc_life(const mp_alloc *a, uint32_t n_nodes, int32_t *s, int32_t *e) {
+void mp_viz_alloc_life(const mp_alloc *a, uint32_t n_nodes, int32_t *s, int32_t *e) {
     int64_t lo = a->life_start < a->life_end ? a->life_start : a->life_end;
     int64_t hi = a->life_start < a->life_end ? a->life_end : a->life_start;
     int64_t last = n_nodes ? (int64_t)n_nodes - 1 : 0;
@@ -34,7 +34,7 @@ void viz_alloc_life(const mp_alloc *a, uint32_t n_nodes, int32_t *s, int32_t *e)
     *e = (int32_t)(hi < 0 ? 0 : hi > last ? last : hi);
 }
 
-const char *viz_sub_role(uint32_t kind, int k) {
+const char *mp_viz_sub_role(uint32_t kind, int k) {
     if (kind == MP_NODE_COND) return k == 0 ? "true" : "false";
     if (kind == MP_NODE_WHILE) return k == 0 ? "cond" : "body";
     return "body";
@@ -63,9 +63,9 @@ static void place(lctx *c, viz_instance in) {
         for (uint32_t i = 0; i < gp->n_allocs; i++) {
             const mp_alloc *a = &gp->allocs[i];
             int32_t s, e;
-            viz_alloc_life(a, g->n_nodes, &s, &e);
+            mp_viz_alloc_life(a, g->n_nodes, &s, &e);
             viz_item it = {in.x0 + s * step, in.x0 + (e + 1) * step, a->offset, 0, a->mem_id,
-                           in.graph, in.depth, viz_alloc_device(c->prog, gp, a), a};
+                           in.graph, in.depth, mp_viz_alloc_device(c->prog, gp, a), a};
             if (!mp_add_u64(a->offset, a->size, &it.hi)) it.hi = UINT64_MAX;
             if (it.x1 <= it.x0) it.x1 = it.x0 + step; /* keep x0 < x1 in float */
             MP_VEC_PUSH(L->items, L->n, L->cap, it);
@@ -92,9 +92,9 @@ static void place(lctx *c, viz_instance in) {
     c->onstack[in.graph] = false;
 }
 
-void viz_layout_build(const mp_program *prog, const mp_plan *plan, viz_layout *L) {
+void mp_viz_layout_build(const mp_program *prog, const mp_plan *plan, viz_layout *L) {
     memset(L, 0, sizeof *L);
-    L->block_of = viz_block_index(prog, plan);
+    L->block_of = mp_viz_block_index(prog, plan);
     L->width = prog->n_graphs && prog->graphs[0].n_nodes ? prog->graphs[0].n_nodes : 1;
     if (!prog->n_graphs) return;
     lctx c = {prog, plan, L, mp_xcalloc(prog->n_graphs, sizeof(bool))};
@@ -102,7 +102,7 @@ void viz_layout_build(const mp_program *prog, const mp_plan *plan, viz_layout *L
     mp_xfree(c.onstack);
 }
 
-void viz_layout_free(viz_layout *L) {
+void mp_viz_layout_free(viz_layout *L) {
     mp_xfree(L->items);
     mp_xfree(L->inst);
     mp_xfree(L->block_of);
@@ -163,7 +163,7 @@ static void hull(hctx *c, int32_t gi, int depth) {
     c->state[gi] = 2;
 }
 
-void viz_hulls_build(const mp_program *prog, const mp_plan *plan, const int32_t *block_of,
+void mp_viz_hulls_build(const mp_program *prog, const mp_plan *plan, const int32_t *block_of,
                      viz_hulls *h) {
     h->of = mp_xcalloc(prog->n_graphs + 1, sizeof *h->of);
     h->n = mp_xcalloc(prog->n_graphs + 1, sizeof *h->n);
@@ -172,7 +172,7 @@ void viz_hulls_build(const mp_program *prog, const mp_plan *plan, const int32_t 
     mp_xfree(c.state);
 }
 
-void viz_hulls_free(viz_hulls *h, uint32_t n_graphs) {
+void mp_viz_hulls_free(viz_hulls *h, uint32_t n_graphs) {
     for (uint32_t g = 0; g < n_graphs; g++) mp_xfree(h->of[g]);
     mp_xfree(h->of);
     mp_xfree(h->n);

@@ -8,12 +8,12 @@
 
 static double tr(double v, bool lg) { return lg ? log10(v > 0 ? v : 1e-300) : v; }
 
-double viz_plot_x(const viz_plot *p, double v) {
+double mp_viz_plot_x(const viz_plot *p, double v) {
     double a = tr(p->x0, p->logx), b = tr(p->x1, p->logx);
     return p->left + (b > a ? (tr(v, p->logx) - a) / (b - a) : 0.5) * p->w;
 }
 
-double viz_plot_y(const viz_plot *p, double v) {
+double mp_viz_plot_y(const viz_plot *p, double v) {
     double a = tr(p->y0, p->logy), b = tr(p->y1, p->logy);
     return p->top + p->h - (b > a ? (tr(v, p->logy) - a) / (b - a) : 0.5) * p->h;
 }
@@ -48,42 +48,42 @@ static size_t ticks(double lo, double hi, bool lg, double *t, size_t max) {
 
 static void line(mp_buf *b, double x1, double y1, double x2, double y2, const char *cls) {
     mp_buf_puts(b, "<line x1=\"");
-    viz_num(b, x1);
+    mp_viz_num(b, x1);
     mp_buf_puts(b, "\" y1=\"");
-    viz_num(b, y1);
+    mp_viz_num(b, y1);
     mp_buf_puts(b, "\" x2=\"");
-    viz_num(b, x2);
+    mp_viz_num(b, x2);
     mp_buf_puts(b, "\" y2=\"");
-    viz_num(b, y2);
+    mp_viz_num(b, y2);
     mp_buf_printf(b, "\" class=\"%s\"/>\n", cls);
 }
 
 static void label(mp_buf *b, double x, double y, const char *anchor, const char *s) {
     mp_buf_puts(b, "<text x=\"");
-    viz_num(b, x);
+    mp_viz_num(b, x);
     mp_buf_puts(b, "\" y=\"");
-    viz_num(b, y);
+    mp_viz_num(b, y);
     mp_buf_printf(b, "\" text-anchor=\"%s\">", anchor);
-    viz_xml(b, s);
+    mp_viz_xml(b, s);
     mp_buf_puts(b, "</text>\n");
 }
 
-void viz_plot_frame(mp_buf *b, const viz_plot *p, const char *xlabel, const char *ylabel,
+void mp_viz_plot_frame(mp_buf *b, const viz_plot *p, const char *xlabel, const char *ylabel,
                     const char *const *xnames, size_t n_xnames) {
     double t[64];
     char s[48];
     mp_buf_puts(b, "<rect x=\"");
-    viz_num(b, p->left);
+    mp_viz_num(b, p->left);
     mp_buf_puts(b, "\" y=\"");
-    viz_num(b, p->top);
+    mp_viz_num(b, p->top);
     mp_buf_puts(b, "\" width=\"");
-    viz_num(b, p->w);
+    mp_viz_num(b, p->w);
     mp_buf_puts(b, "\" height=\"");
-    viz_num(b, p->h);
+    mp_viz_num(b, p->h);
     mp_buf_puts(b, "\" class=\"pf\"/>\n");
     size_t n = ticks(p->y0, p->y1, p->logy, t, 64);
     for (size_t i = 0; i < n; i++) {
-        double y = viz_plot_y(p, t[i]);
+        double y = mp_viz_plot_y(p, t[i]);
         line(b, p->left, y, p->left + p->w, y, "gr");
         snprintf(s, sizeof s, "%g", t[i]);
         label(b, p->left - 6, y + 4, "end", s);
@@ -91,14 +91,14 @@ void viz_plot_frame(mp_buf *b, const viz_plot *p, const char *xlabel, const char
     if (xnames) {
         size_t every = n_xnames > 12 ? (n_xnames + 11) / 12 : 1;
         for (size_t i = 0; i < n_xnames; i += every) {
-            double x = viz_plot_x(p, (double)i);
+            double x = mp_viz_plot_x(p, (double)i);
             line(b, x, p->top + p->h, x, p->top + p->h + 4, "ax");
             label(b, x, p->top + p->h + 16, "middle", xnames[i]);
         }
     } else {
         n = ticks(p->x0, p->x1, p->logx, t, 64);
         for (size_t i = 0; i < n; i++) {
-            double x = viz_plot_x(p, t[i]);
+            double x = mp_viz_plot_x(p, t[i]);
             line(b, x, p->top, x, p->top + p->h, "gr");
             snprintf(s, sizeof s, "%g", t[i]);
             label(b, x, p->top + p->h + 16, "middle", s);
@@ -106,29 +106,29 @@ void viz_plot_frame(mp_buf *b, const viz_plot *p, const char *xlabel, const char
     }
     label(b, p->left + p->w / 2, p->top + p->h + 34, "middle", xlabel);
     mp_buf_puts(b, "<text transform=\"rotate(-90)\" x=\"");
-    viz_num(b, -(p->top + p->h / 2));
+    mp_viz_num(b, -(p->top + p->h / 2));
     mp_buf_puts(b, "\" y=\"16\" text-anchor=\"middle\">");
-    viz_xml(b, ylabel);
+    mp_viz_xml(b, ylabel);
     mp_buf_puts(b, "</text>\n");
 }
 
-void viz_plot_legend(mp_buf *b, double x, double y, const char *const *names,
+void mp_viz_plot_legend(mp_buf *b, double x, double y, const char *const *names,
                      const char *const *colors, size_t n) {
     for (size_t i = 0; i < n; i++) {
         mp_buf_puts(b, "<rect x=\"");
-        viz_num(b, x);
+        mp_viz_num(b, x);
         mp_buf_puts(b, "\" y=\"");
-        viz_num(b, y - 9);
+        mp_viz_num(b, y - 9);
         mp_buf_printf(b, "\" width=\"10\" height=\"10\" fill=\"%s\"/>", colors[i]);
         label(b, x + 14, y, "start", names[i]);
         x += 30 + 7.0 * (double)strlen(names[i]);
     }
 }
 
-const char *viz_algo_color(const char *algo) {
+const char *mp_viz_algo_color(const char *algo) {
     int a = mp_algo_parse(algo);
     if (a >= 0) return mp_planner_get((uint32_t)a)->color; /* the planner table's */
     uint32_t h = 0; /* a planner this build does not have (an old run, "opt-exact") */
     for (const char *s = algo; *s; s++) h = h * 31 + (unsigned char)*s;
-    return viz_color(h);
+    return mp_viz_color(h);
 }

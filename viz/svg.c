@@ -18,17 +18,6 @@ void mp_viz_svg_options_default(mp_viz_svg_options *o) {
     o->panel_height = 260;
 }
 
-double viz_svg_x(const viz_svg *s, double node) { return s->left + node / s->L.width * s->W; }
-
-double viz_svg_y(const viz_svg *s, const viz_panel *p, uint64_t bytes) {
-    return p->top + s->H * (1.0 - (double)bytes / (double)p->ymax);
-}
-
-uint32_t viz_svg_class(const viz_svg *s, const viz_item *it) {
-    if (s->o->color == MP_VIZ_BY_GRAPH) return (uint32_t)it->graph % VIZ_N_COLORS;
-    return viz_devices_index(&s->devs, it->dev) % VIZ_N_COLORS;
-}
-
 static int cmp_item_buffer(const void *a, const void *b) {
     const viz_item *x = *(const viz_item *const *)a, *y = *(const viz_item *const *)b;
     if (x->buffer != y->buffer) return x->buffer < y->buffer ? -1 : 1;
@@ -80,7 +69,7 @@ static void legend(viz_svg *s, mp_buf *b, double *y) {
     for (size_t i = 0; i < s->L.n; i++) {
         const viz_item *it = &s->L.items[i];
         uint32_t k = s->o->color == MP_VIZ_BY_GRAPH ? (uint32_t)it->graph
-                                                     : viz_devices_index(&s->devs, it->dev);
+                                                     : mp_viz_devices_index(&s->devs, it->dev);
         if (k < n) used[k] = true;
     }
     uint32_t shown = 0;
@@ -96,15 +85,15 @@ static void legend(viz_svg *s, mp_buf *b, double *y) {
             *y += 16;
         }
         mp_buf_puts(b, "<rect x=\"");
-        viz_num(b, x);
+        mp_viz_num(b, x);
         mp_buf_puts(b, "\" y=\"");
-        viz_num(b, *y - 9);
+        mp_viz_num(b, *y - 9);
         mp_buf_printf(b, "\" width=\"10\" height=\"10\" class=\"c%u\"/><text x=\"", k % VIZ_N_COLORS);
-        viz_num(b, x + 14);
+        mp_viz_num(b, x + 14);
         mp_buf_puts(b, "\" y=\"");
-        viz_num(b, *y);
+        mp_viz_num(b, *y);
         mp_buf_puts(b, "\">");
-        viz_xml(b, name);
+        mp_viz_xml(b, name);
         mp_buf_puts(b, "</text>\n");
         x += w + 8;
         shown++;
@@ -117,13 +106,13 @@ static void summary(viz_svg *s, mp_buf *b, double *y) {
     const mp_verify_report *r = &s->r;
     char t[32], l[32];
     mp_buf_printf(b, "<text x=\"%d\" y=\"22\" class=\"t\">", (int)s->left);
-    viz_xml(b, s->o->title ? s->o->title : s->prog->filename ? s->prog->filename : "plan");
+    mp_viz_xml(b, s->o->title ? s->o->title : s->prog->filename ? s->prog->filename : "plan");
     mp_buf_puts(b, "</text>\n<text x=\"");
-    viz_num(b, s->left);
+    mp_viz_num(b, s->left);
     mp_buf_puts(b, "\" y=\"40\">algo ");
-    viz_xml(b, s->plan->algo_name ? s->plan->algo_name : mp_algo_name(s->plan->opts.algo));
+    mp_viz_xml(b, s->plan->algo_name ? s->plan->algo_name : mp_algo_name(s->plan->opts.algo));
     mp_buf_printf(b, ", alignment %u, total %s, lower bound %s, ratio ", s->plan->opts.alignment,
-                  viz_bytes(r->total_bytes, t), viz_bytes(r->lower_bound, l));
+                  mp_viz_bytes(r->total_bytes, t), mp_viz_bytes(r->lower_bound, l));
     if (isinf(r->ratio)) mp_buf_puts(b, "inf");
     else mp_buf_printf(b, "%.4f", r->ratio);
     if (r->n_violations)
@@ -142,7 +131,7 @@ static void notes(viz_svg *s, mp_buf *b, double *y, const bool *placed, bool mor
     for (uint32_t i = 0; i < s->r.n_v; i++) unplaced += !placed[i];
     if (unplaced) {
         mp_buf_printf(b, "<text x=\"%d\" y=\"", (int)s->left);
-        viz_num(b, *y);
+        mp_viz_num(b, *y);
         mp_buf_printf(b, "\" class=\"bad\">violations with no place in a panel: %u</text>\n", unplaced);
         *y += 16;
     }
@@ -151,9 +140,9 @@ static void notes(viz_svg *s, mp_buf *b, double *y, const bool *placed, bool mor
         const mp_violation *v = &s->r.v[i];
         snprintf(line, sizeof line, "%s%s%.300s", v->graph, v->graph[0] ? ": " : "", v->msg);
         mp_buf_printf(b, "<text x=\"%d\" y=\"", (int)s->left + 8);
-        viz_num(b, *y);
+        mp_viz_num(b, *y);
         mp_buf_puts(b, "\" class=\"bad\">");
-        viz_xml(b, line);
+        mp_viz_xml(b, line);
         mp_buf_puts(b, "</text>\n");
         *y += 15;
         listed++;
@@ -165,7 +154,7 @@ static void notes(viz_svg *s, mp_buf *b, double *y, const bool *placed, bool mor
     for (int k = 0; k < 3; k++) {
         if (!msg[k]) continue;
         mp_buf_printf(b, "<text x=\"%d\" y=\"", (int)s->left);
-        viz_num(b, *y);
+        mp_viz_num(b, *y);
         mp_buf_printf(b, "\">%s</text>\n", msg[k]);
         *y += 15;
     }
@@ -186,7 +175,7 @@ static const char STYLE[] =
 
 static void style(mp_buf *b) {
     mp_buf_puts(b, STYLE);
-    for (uint32_t k = 0; k < VIZ_N_COLORS; k++) mp_buf_printf(b, ".c%u{fill:%s}", k, viz_color(k));
+    for (uint32_t k = 0; k < VIZ_N_COLORS; k++) mp_buf_printf(b, ".c%u{fill:%s}", k, mp_viz_color(k));
     mp_buf_puts(b, "\n</style>\n");
 }
 
@@ -212,8 +201,8 @@ int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_opt
         return rc;
     }
     mp_err_clear(err);
-    viz_layout_build(prog, plan, &s.L);
-    for (size_t i = 0; i < s.L.n; i++) viz_devices_add(&s.devs, s.L.items[i].dev);
+    mp_viz_layout_build(prog, plan, &s.L);
+    for (size_t i = 0; i < s.L.n; i++) mp_viz_devices_add(&s.devs, s.L.items[i].dev);
     s.left = 84;
     s.W = o->width;
     s.H = o->panel_height;
@@ -234,11 +223,11 @@ int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_opt
         y = panels[k].top + s.H + 40;
     }
     bool *placed = mp_xcalloc(s.r.n_v + 1, sizeof *placed);
-    viz_svg_marks_build(&s, panels, np, placed);
-    for (size_t k = 0; k < np; k++) viz_svg_panel(&s, &panels[k]);
+    mp_viz_svg_marks_build(&s, panels, np, placed);
+    for (size_t k = 0; k < np; k++) mp_viz_svg_panel(&s, &panels[k]);
     if (np == 0) {
         mp_buf_printf(&body, "<text x=\"%d\" y=\"", (int)s.left);
-        viz_num(&body, y + 4);
+        mp_viz_num(&body, y + 4);
         mp_buf_puts(&body, "\">nothing to draw: the plan places no tensor of the entry graph</text>\n");
         y += 24;
     }
@@ -248,7 +237,7 @@ int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_opt
                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                        "viewBox=\"0 0 %d %d\">\n<title>",
                   width, height, width, height);
-    viz_xml(out, o->title ? o->title : prog->filename ? prog->filename : "plan");
+    mp_viz_xml(out, o->title ? o->title : prog->filename ? prog->filename : "plan");
     mp_buf_puts(out, "</title>\n");
     style(out);
     mp_buf_printf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", width, height);
@@ -260,7 +249,7 @@ int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_opt
     mp_xfree(panels);
     mp_xfree(sorted);
     mp_xfree(s.marks);
-    viz_layout_free(&s.L);
+    mp_viz_layout_free(&s.L);
     mp_verify_report_free(&s.r);
     if (failed) return mp_err_set(err, MP_EIO, "out of memory writing the picture");
     return MP_OK;

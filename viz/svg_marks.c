@@ -69,11 +69,11 @@ static void place(viz_svg *s, const viz_panel *panels, size_t np, uint32_t vi, b
         n1 = v->nodes[1] >= 0 ? v->nodes[1] : n0;
     } else if (ta[0]) {
         int32_t s0, e0;
-        viz_alloc_life(ta[0], g->n_nodes, &s0, &e0);
+        mp_viz_alloc_life(ta[0], g->n_nodes, &s0, &e0);
         n0 = s0;
         n1 = e0;
         if (ta[1]) {
-            viz_alloc_life(ta[1], g->n_nodes, &s0, &e0);
+            mp_viz_alloc_life(ta[1], g->n_nodes, &s0, &e0);
             if (s0 < n0) n0 = s0;
             if (e0 > n1) n1 = e0;
         }
@@ -101,6 +101,6 @@ static void place(viz_svg *s, const viz_panel *panels, size_t np, uint32_t vi, b
     if (made) placed[vi] = true;
 }
 
-void viz_svg_marks_build(viz_svg *s, const viz_panel *panels, size_t n_panels, bool *placed) {
+void mp_viz_svg_marks_build(viz_svg *s, const viz_panel *panels, size_t n_panels, bool *placed) {
     for (uint32_t i = 0; i < s->r.n_v; i++) place(s, panels, n_panels, i, placed);
 }

@@ -4,7 +4,7 @@
  * of merged sub-pixel tensors, tensors drawn one by one (with a tooltip,
  * and a label where it fits), the buffer's end when tensors pass it, the
  * lower bound, the live-bytes curve, the axes and the violation outlines.
- * x = node index (viz_svg_x), y = byte offset with 0 at the bottom. */
+ * x = node index (mp_viz_svg_x), y = byte offset with 0 at the bottom. */
 #include "viz.h"
 
 #include <math.h>
@@ -28,38 +28,38 @@ static int cmp_big_order(const void *a, const void *b) {
 
 static void rect_attrs(mp_buf *b, double x, double y, double w, double h) {
     mp_buf_puts(b, "<rect x=\"");
-    viz_num(b, x);
+    mp_viz_num(b, x);
     mp_buf_puts(b, "\" y=\"");
-    viz_num(b, y);
+    mp_viz_num(b, y);
     mp_buf_puts(b, "\" width=\"");
-    viz_num(b, w);
+    mp_viz_num(b, w);
     mp_buf_puts(b, "\" height=\"");
-    viz_num(b, h);
+    mp_viz_num(b, h);
     mp_buf_puts(b, "\"");
 }
 
 static void tensor(viz_svg *s, const viz_panel *p, const viz_item *it) {
     mp_buf *b = s->b;
     char sz[32], dev[24];
-    double x0 = viz_svg_x(s, it->x0), x1 = viz_svg_x(s, it->x1);
-    double y0 = viz_svg_y(s, p, it->hi), y1 = viz_svg_y(s, p, it->lo);
+    double x0 = mp_viz_svg_x(s, it->x0), x1 = mp_viz_svg_x(s, it->x1);
+    double y0 = mp_viz_svg_y(s, p, it->hi), y1 = mp_viz_svg_y(s, p, it->lo);
     rect_attrs(b, x0, y0, x1 - x0, y1 - y0);
-    mp_buf_printf(b, " class=\"c%u\"><title>", viz_svg_class(s, it));
-    viz_xml(b, it->a->name);
+    mp_buf_printf(b, " class=\"c%u\"><title>", mp_viz_svg_class(s, it));
+    mp_viz_xml(b, it->a->name);
     mp_buf_puts(b, " (");
-    viz_xml(b, s->prog->graphs[it->graph].name);
+    mp_viz_xml(b, s->prog->graphs[it->graph].name);
     mp_buf_printf(b, ") %s, bytes %llu..%llu, life %lld..%lld, %s</title></rect>\n",
-                  viz_bytes(it->a->size, sz), (unsigned long long)it->lo,
+                  mp_viz_bytes(it->a->size, sz), (unsigned long long)it->lo,
                   (unsigned long long)it->hi, (long long)it->a->life_start,
                   (long long)it->a->life_end, mp_device_str(it->dev, dev));
     size_t len = strlen(it->a->name);
     if (y1 - y0 >= 11 && x1 - x0 >= 5.6 * (double)len + 4) {
         mp_buf_puts(b, "<text class=\"l\" x=\"");
-        viz_num(b, (x0 + x1) / 2);
+        mp_viz_num(b, (x0 + x1) / 2);
         mp_buf_puts(b, "\" y=\"");
-        viz_num(b, (y0 + y1) / 2);
+        mp_viz_num(b, (y0 + y1) / 2);
         mp_buf_puts(b, "\">");
-        viz_xml(b, it->a->name);
+        mp_viz_xml(b, it->a->name);
         mp_buf_puts(b, "</text>\n");
     }
 }
@@ -71,8 +71,8 @@ static void tensors(viz_svg *s, const viz_panel *p) {
     size_t nb = 0, ns = 0;
     for (size_t i = 0; i < p->n; i++) {
         const viz_item *it = p->items[i];
-        double w = viz_svg_x(s, it->x1) - viz_svg_x(s, it->x0);
-        double h = viz_svg_y(s, p, it->lo) - viz_svg_y(s, p, it->hi);
+        double w = mp_viz_svg_x(s, it->x1) - mp_viz_svg_x(s, it->x0);
+        double h = mp_viz_svg_y(s, p, it->lo) - mp_viz_svg_y(s, p, it->hi);
         if (w >= 1.0 && h >= 1.0) v[nb++] = (big){it, w * h};
         else if (it->hi > it->lo) small[ns++] = it;
     }
@@ -82,7 +82,7 @@ static void tensors(viz_svg *s, const viz_panel *p) {
         nb = VIZ_MAX_RECTS;
         qsort(v, nb, sizeof *v, cmp_big_order);
     }
-    viz_svg_tiles(s, p, small, ns);
+    mp_viz_svg_tiles(s, p, small, ns);
     mp_buf_puts(s->b, "<g class=\"r\">\n");
     for (size_t i = 0; i < nb; i++) tensor(s, p, v[i].it);
     mp_buf_puts(s->b, "</g>\n");
@@ -100,7 +100,7 @@ static void live_curve(viz_svg *s, const viz_panel *p) {
     for (size_t i = 0; i < p->n; i++)
         bx[i] = (viz_box){p->items[i]->x0, p->items[i]->x1, p->items[i]->lo, p->items[i]->hi};
     viz_steps st;
-    viz_cover(bx, p->n, &st);
+    mp_viz_cover(bx, p->n, &st);
     mp_xfree(bx);
     if (!st.n) return;
     size_t cols = (size_t)ceil(s->W), k = 0;
@@ -114,31 +114,31 @@ static void live_curve(viz_svg *s, const viz_panel *p) {
             if (st.v[j] > most) most = st.v[j];
             if (st.v[j] < least) least = st.v[j];
         }
-        hi[c] = viz_svg_y(s, p, most);
-        lo[c] = viz_svg_y(s, p, least);
+        hi[c] = mp_viz_svg_y(s, p, most);
+        lo[c] = mp_viz_svg_y(s, p, least);
     }
-    viz_steps_free(&st);
+    mp_viz_steps_free(&st);
     mp_buf *b = s->b;
     bool band = s->L.width > s->W; /* more nodes than pixels */
     mp_buf_printf(b, "<path class=\"%s\" d=\"M", band ? "lvb" : "lv");
-    viz_num(b, s->left);
+    mp_viz_num(b, s->left);
     mp_buf_puts(b, " ");
-    viz_num(b, hi[0]);
+    mp_viz_num(b, hi[0]);
     for (size_t c = 1; c < cols; c++) {
         if (hi[c] == hi[c - 1]) continue;
         mp_buf_puts(b, "H");
-        viz_num(b, s->left + (double)c);
+        mp_viz_num(b, s->left + (double)c);
         mp_buf_puts(b, "V");
-        viz_num(b, hi[c]);
+        mp_viz_num(b, hi[c]);
     }
     mp_buf_puts(b, "H");
-    viz_num(b, s->left + s->W);
+    mp_viz_num(b, s->left + s->W);
     for (size_t c = cols; band && c-- > 0;) { /* back along the least bytes */
         if (c + 1 < cols && lo[c] == lo[c + 1]) continue;
         mp_buf_puts(b, "V");
-        viz_num(b, lo[c]);
+        mp_viz_num(b, lo[c]);
         mp_buf_puts(b, "H");
-        viz_num(b, s->left + (double)c);
+        mp_viz_num(b, s->left + (double)c);
     }
     mp_buf_puts(b, band ? "Z" : "");
     mp_buf_puts(b, "\"><title>live bytes: bytes covered by the tensors live at each node");
@@ -151,19 +151,19 @@ static void live_curve(viz_svg *s, const viz_panel *p) {
 static void hline(viz_svg *s, double y, const char *cls, const char *label) {
     mp_buf *b = s->b;
     mp_buf_puts(b, "<line x1=\"");
-    viz_num(b, s->left);
+    mp_viz_num(b, s->left);
     mp_buf_puts(b, "\" x2=\"");
-    viz_num(b, s->left + s->W);
+    mp_viz_num(b, s->left + s->W);
     mp_buf_puts(b, "\" y1=\"");
-    viz_num(b, y);
+    mp_viz_num(b, y);
     mp_buf_puts(b, "\" y2=\"");
-    viz_num(b, y);
+    mp_viz_num(b, y);
     mp_buf_printf(b, "\" class=\"%s\"/><text class=\"lbt\" x=\"", cls);
-    viz_num(b, s->left + s->W - 4);
+    mp_viz_num(b, s->left + s->W - 4);
     mp_buf_puts(b, "\" y=\"");
-    viz_num(b, y - 3);
+    mp_viz_num(b, y - 3);
     mp_buf_puts(b, "\">");
-    viz_xml(b, label);
+    mp_viz_xml(b, label);
     mp_buf_puts(b, "</text>\n");
 }
 
@@ -173,12 +173,12 @@ static void axes(viz_svg *s, const viz_panel *p) {
     for (int k = 0; k <= 4; k++) { /* bytes: five ticks, 0 at the bottom */
         uint64_t v = (uint64_t)((double)p->ymax * k / 4.0);
         if (k == 4) v = p->ymax;
-        double y = viz_svg_y(s, p, v);
+        double y = mp_viz_svg_y(s, p, v);
         mp_buf_puts(b, "<text class=\"tk\" text-anchor=\"end\" x=\"");
-        viz_num(b, s->left - 5);
+        mp_viz_num(b, s->left - 5);
         mp_buf_puts(b, "\" y=\"");
-        viz_num(b, y + 3);
-        mp_buf_printf(b, "\">%s</text>\n", viz_bytes(v, t));
+        mp_viz_num(b, y + 3);
+        mp_buf_printf(b, "\">%s</text>\n", mp_viz_bytes(v, t));
     }
     double raw = s->L.width / 10.0, step = 1;
     while (step < raw) { /* 1, 2, 5, 10, 20, 50 ... nodes */
@@ -187,25 +187,25 @@ static void axes(viz_svg *s, const viz_panel *p) {
         else step *= 10;
     }
     for (double n = 0; n <= s->L.width + 1e-9; n += step) {
-        double x = viz_svg_x(s, n);
+        double x = mp_viz_svg_x(s, n);
         mp_buf_puts(b, "<line class=\"ax\" x1=\"");
-        viz_num(b, x);
+        mp_viz_num(b, x);
         mp_buf_puts(b, "\" x2=\"");
-        viz_num(b, x);
+        mp_viz_num(b, x);
         mp_buf_puts(b, "\" y1=\"");
-        viz_num(b, p->top + s->H);
+        mp_viz_num(b, p->top + s->H);
         mp_buf_puts(b, "\" y2=\"");
-        viz_num(b, p->top + s->H + 4);
+        mp_viz_num(b, p->top + s->H + 4);
         mp_buf_puts(b, "\"/><text class=\"tk\" text-anchor=\"middle\" x=\"");
-        viz_num(b, x);
+        mp_viz_num(b, x);
         mp_buf_puts(b, "\" y=\"");
-        viz_num(b, p->top + s->H + 15);
+        mp_viz_num(b, p->top + s->H + 15);
         mp_buf_printf(b, "\">%.0f</text>\n", n);
     }
     mp_buf_puts(b, "<text class=\"tk\" text-anchor=\"end\" x=\"");
-    viz_num(b, s->left + s->W);
+    mp_viz_num(b, s->left + s->W);
     mp_buf_puts(b, "\" y=\"");
-    viz_num(b, p->top + s->H + 28);
+    mp_viz_num(b, p->top + s->H + 28);
     mp_buf_puts(b, "\">node</text>\n");
 }
 
@@ -216,15 +216,15 @@ static void subgraph_columns(viz_svg *s, const viz_panel *p) {
     for (size_t i = 0; i < s->L.ni && drawn < 2000; i++) {
         const viz_instance *in = &s->L.inst[i];
         if (in->depth != 1) continue;
-        double x0 = viz_svg_x(s, in->x0), x1 = viz_svg_x(s, in->x0 + in->w);
+        double x0 = mp_viz_svg_x(s, in->x0), x1 = mp_viz_svg_x(s, in->x0 + in->w);
         if (x1 - x0 < 2) continue;
         const mp_graphdef *pg = &s->prog->graphs[in->parent];
         uint32_t kind = pg->nodes[in->node].kind;
         rect_attrs(b, x0, p->top, x1 - x0, s->H);
         mp_buf_puts(b, " class=\"sg\"><title>sub-graph ");
-        viz_xml(b, s->prog->graphs[in->graph].name);
+        mp_viz_xml(b, s->prog->graphs[in->graph].name);
         mp_buf_printf(b, ": %s of %s node %d</title></rect>\n",
-                      viz_sub_role(kind, in->role), mp_node_kind_name(kind), in->node);
+                      mp_viz_sub_role(kind, in->role), mp_node_kind_name(kind), in->node);
         drawn++;
     }
 }
@@ -235,9 +235,9 @@ static void outlines(viz_svg *s, const viz_panel *p) {
     for (size_t i = 0; i < s->n_marks && drawn < VIZ_MAX_MARKS; i++) {
         const viz_mark *m = &s->marks[i];
         if (m->buffer != p->buffer) continue;
-        double x0 = viz_svg_x(s, m->x0), x1 = viz_svg_x(s, m->x1);
-        double y0 = viz_svg_y(s, p, m->hi > p->ymax ? p->ymax : m->hi);
-        double y1 = viz_svg_y(s, p, m->lo > p->ymax ? p->ymax : m->lo);
+        double x0 = mp_viz_svg_x(s, m->x0), x1 = mp_viz_svg_x(s, m->x1);
+        double y0 = mp_viz_svg_y(s, p, m->hi > p->ymax ? p->ymax : m->hi);
+        double y1 = mp_viz_svg_y(s, p, m->lo > p->ymax ? p->ymax : m->lo);
         if (x1 - x0 < 4) { /* visible however small */
             x0 = (x0 + x1) / 2 - 2;
             x1 = x0 + 4;
@@ -250,36 +250,36 @@ static void outlines(viz_svg *s, const viz_panel *p) {
         rect_attrs(b, x0, y0, x1 - x0, y1 - y0);
         mp_buf_puts(b, " class=\"v\"><title>");
         if (v->graph[0]) {
-            viz_xml(b, v->graph);
+            mp_viz_xml(b, v->graph);
             mp_buf_puts(b, ": ");
         }
-        viz_xml(b, v->msg);
+        mp_viz_xml(b, v->msg);
         mp_buf_puts(b, "</title></rect>\n");
         drawn++;
     }
 }
 
-void viz_svg_panel(viz_svg *s, const viz_panel *p) {
+void mp_viz_svg_panel(viz_svg *s, const viz_panel *p) {
     mp_buf *b = s->b;
     char t[32], dev[24];
     mp_buf_puts(b, "<text class=\"h\" x=\"");
-    viz_num(b, s->left);
+    mp_viz_num(b, s->left);
     mp_buf_puts(b, "\" y=\"");
-    viz_num(b, p->top - 8);
+    mp_viz_num(b, p->top - 8);
     mp_buf_printf(b, "\">buffer %llu", (unsigned long long)p->buffer);
     if (p->has_dev) mp_buf_printf(b, " (%s)", mp_device_str(p->dev, dev));
-    mp_buf_printf(b, ": %s", p->size ? viz_bytes(p->size, t) : "no size in the plan");
-    if (p->lower) mp_buf_printf(b, ", lower bound %s", viz_bytes(p->lower, t));
+    mp_buf_printf(b, ": %s", p->size ? mp_viz_bytes(p->size, t) : "no size in the plan");
+    if (p->lower) mp_buf_printf(b, ", lower bound %s", mp_viz_bytes(p->lower, t));
     mp_buf_printf(b, ", %llu tensor%s</text>\n", (unsigned long long)p->n, p->n == 1 ? "" : "s");
     rect_attrs(b, s->left, p->top, s->W, s->H);
     mp_buf_puts(b, " class=\"fr\"/>\n");
     subgraph_columns(s, p);
     tensors(s, p);
-    if (p->size && p->size < p->ymax) hline(s, viz_svg_y(s, p, p->size), "be", "buffer end");
+    if (p->size && p->size < p->ymax) hline(s, mp_viz_svg_y(s, p, p->size), "be", "buffer end");
     if (p->lower) {
         char label[64];
-        snprintf(label, sizeof label, "lower bound %s", viz_bytes(p->lower, t));
-        hline(s, viz_svg_y(s, p, p->lower), "lb", label);
+        snprintf(label, sizeof label, "lower bound %s", mp_viz_bytes(p->lower, t));
+        hline(s, mp_viz_svg_y(s, p, p->lower), "lb", label);
     }
     live_curve(s, p);
     axes(s, p);

@@ -42,20 +42,20 @@ static int level(const cell *c, double cw, double ch) {
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-void viz_svg_tiles(viz_svg *s, const viz_panel *p, const viz_item *const *v, size_t n) {
+void mp_viz_svg_tiles(viz_svg *s, const viz_panel *p, const viz_item *const *v, size_t n) {
     if (!n) return;
     const double T = VIZ_TILE;
     size_t nx = (size_t)ceil(s->W / T), ny = (size_t)ceil(s->H / T);
     cell *g = mp_xcalloc(nx * ny, sizeof *g);
     for (size_t i = 0; i < n; i++) {
-        double x0 = clampd(viz_svg_x(s, v[i]->x0) - s->left, 0, s->W);
-        double x1 = clampd(viz_svg_x(s, v[i]->x1) - s->left, 0, s->W);
-        double y0 = clampd(viz_svg_y(s, p, v[i]->hi) - p->top, 0, s->H);
-        double y1 = clampd(viz_svg_y(s, p, v[i]->lo) - p->top, 0, s->H);
+        double x0 = clampd(mp_viz_svg_x(s, v[i]->x0) - s->left, 0, s->W);
+        double x1 = clampd(mp_viz_svg_x(s, v[i]->x1) - s->left, 0, s->W);
+        double y0 = clampd(mp_viz_svg_y(s, p, v[i]->hi) - p->top, 0, s->H);
+        double y1 = clampd(mp_viz_svg_y(s, p, v[i]->lo) - p->top, 0, s->H);
         /* a footprint of at least 1/1000 pixel, so every tensor shows */
         if (x1 - x0 < 1e-3) x1 = x0 + 1e-3;
         if (y1 - y0 < 1e-3) y1 = y0 + 1e-3;
-        uint32_t k = viz_svg_class(s, v[i]);
+        uint32_t k = mp_viz_svg_class(s, v[i]);
         size_t cx0 = (size_t)(x0 / T), cy0 = (size_t)(y0 / T);
         for (size_t cy = cy0; cy < ny && cy * T < y1; cy++) {
             double hy = fmin(y1, (double)(cy + 1) * T) - fmax(y0, (double)cy * T);
@@ -84,13 +84,13 @@ void viz_svg_tiles(viz_svg *s, const viz_panel *p, const viz_item *const *v, siz
             }
             if (q) {
                 mp_buf_puts(b, "<rect x=\"");
-                viz_num(b, s->left + (double)cx * T);
+                mp_viz_num(b, s->left + (double)cx * T);
                 mp_buf_puts(b, "\" y=\"");
-                viz_num(b, p->top + (double)cy * T);
+                mp_viz_num(b, p->top + (double)cy * T);
                 mp_buf_puts(b, "\" width=\"");
-                viz_num(b, fmin((double)e * T, s->W) - (double)cx * T);
+                mp_viz_num(b, fmin((double)e * T, s->W) - (double)cx * T);
                 mp_buf_puts(b, "\" height=\"");
-                viz_num(b, ch);
+                mp_viz_num(b, ch);
                 mp_buf_printf(b, "\" class=\"c%u q%d\"/>\n", c->best % VIZ_N_COLORS, q);
             }
             cx = e;

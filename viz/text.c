@@ -28,7 +28,7 @@ static size_t utf8_len(const unsigned char *s) {
     return n;
 }
 
-void viz_xml(mp_buf *b, const char *s) {
+void mp_viz_xml(mp_buf *b, const char *s) {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
         size_t n = utf8_len(p);
@@ -55,7 +55,7 @@ void viz_xml(mp_buf *b, const char *s) {
     }
 }
 
-void viz_json_str(mp_buf *b, const char *s) {
+void mp_viz_json_str(mp_buf *b, const char *s) {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     mp_buf_put(b, "\"", 1);
     while (*p) {
@@ -73,7 +73,7 @@ void viz_json_str(mp_buf *b, const char *s) {
     mp_buf_put(b, "\"", 1);
 }
 
-const char *viz_bytes(uint64_t v, char *buf) {
+const char *mp_viz_bytes(uint64_t v, char *buf) {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (v < 1024) {
         snprintf(buf, 32, "%llu B", (unsigned long long)v);
@@ -94,7 +94,7 @@ const char *viz_bytes(uint64_t v, char *buf) {
     return buf;
 }
 
-void viz_num(mp_buf *b, double v) {
+void mp_viz_num(mp_buf *b, double v) {
     if (!isfinite(v)) v = 0.0;
     if (v > 1e12) v = 1e12; /* coordinates stay far inside long long */
     if (v < -1e12) v = -1e12;

@@ -55,7 +55,7 @@ static void ev_head(tctx *c, const char *name, const char *ph, int64_t ts, uint3
     mp_buf_puts(c->b, c->first ? "\n" : ",\n");
     c->first = false;
     mp_buf_puts(c->b, "{\"name\":");
-    viz_json_str(c->b, name);
+    mp_viz_json_str(c->b, name);
     mp_buf_printf(c->b, ",\"ph\":\"%s\",\"ts\":%lld,\"pid\":%u,\"tid\":%u", ph, (long long)ts,
                   pid, tid);
 }
@@ -65,7 +65,7 @@ static void meta(tctx *c, const char *what, uint32_t pid, uint32_t tid, const ch
     ev_head(c, what, "M", 0, pid, tid);
     if (name) {
         mp_buf_puts(c->b, ",\"args\":{\"name\":");
-        viz_json_str(c->b, name);
+        mp_viz_json_str(c->b, name);
         mp_buf_puts(c->b, "}}");
     } else {
         mp_buf_printf(c->b, ",\"args\":{\"sort_index\":%lld}}", (long long)sort);
@@ -89,9 +89,9 @@ static void tensor_slice(tctx *c, const mp_graph_plan *gp, const slice *s, uint3
     mp_buf_u64(c->b, s->a->obj);
     mp_buf_printf(c->b, ",\"life_start\":%lld,\"life_end\":%lld,\"device\":",
                   (long long)s->a->life_start, (long long)s->a->life_end);
-    viz_json_str(c->b, mp_device_str(viz_alloc_device(c->prog, gp, s->a), dev));
+    mp_viz_json_str(c->b, mp_device_str(mp_viz_alloc_device(c->prog, gp, s->a), dev));
     mp_buf_puts(c->b, ",\"graph\":");
-    viz_json_str(c->b, gp->name);
+    mp_viz_json_str(c->b, gp->name);
     mp_buf_puts(c->b, "}}");
 }
 
@@ -99,14 +99,14 @@ static void reserve_slice(tctx *c, const mp_graphdef *g, const slice *s, uint32_
                           uint32_t tid) {
     const char *sub = c->prog->graphs[s->sub].name;
     uint32_t kind = g->nodes[s->node].kind;
-    const char *role = viz_sub_role(kind, s->role);
+    const char *role = mp_viz_sub_role(kind, s->role);
     mp_buf name;
     mp_buf_init(&name);
     mp_buf_printf(&name, "%s (%s of %s node %d)", sub, role, mp_node_kind_name(kind), s->node);
     ev_head(c, name.data, "X", s->s * VIZ_US, pid, tid);
     mp_buf_free(&name);
     mp_buf_printf(c->b, ",\"dur\":%d,\"cat\":\"sub-graph\",\"args\":{\"graph\":", VIZ_US);
-    viz_json_str(c->b, sub);
+    mp_viz_json_str(c->b, sub);
     mp_buf_printf(c->b, ",\"node\":%d,\"kind\":\"%s\",\"role\":\"%s\",\"offset\":", s->node,
                   mp_node_kind_name(kind), role);
     mp_buf_u64(c->b, s->lo);
@@ -126,7 +126,7 @@ static void counter(tctx *c, const slice *v, size_t n, uint32_t pid) {
     for (size_t i = 0; i < n; i++)
         bx[i] = (viz_box){(double)v[i].s, (double)v[i].e + 1, v[i].lo, v[i].hi};
     viz_steps st;
-    viz_cover(bx, n, &st);
+    mp_viz_cover(bx, n, &st);
     char name[64];
     snprintf(name, sizeof name, "live bytes buffer %llu", (unsigned long long)v[0].buffer);
     for (size_t k = 0; k <= st.n; k++) {
@@ -137,7 +137,7 @@ static void counter(tctx *c, const slice *v, size_t n, uint32_t pid) {
         mp_buf_u64(c->b, k ? st.v[k - 1] : 0);
         mp_buf_puts(c->b, "}}");
     }
-    viz_steps_free(&st);
+    mp_viz_steps_free(&st);
     mp_xfree(bx);
 }
 
@@ -156,7 +156,7 @@ static void block(tctx *c, uint32_t k) {
         const mp_alloc *a = &gp->allocs[i];
         slice s = {a->mem_id, 0, 0, a, -1, -1, 0, a->offset, 0, 0};
         int32_t ls, le;
-        viz_alloc_life(a, n_nodes, &ls, &le);
+        mp_viz_alloc_life(a, n_nodes, &ls, &le);
         s.s = ls;
         s.e = le;
         if (!mp_add_u64(a->offset, a->size, &s.hi)) s.hi = UINT64_MAX;
@@ -192,7 +192,7 @@ static void block(tctx *c, uint32_t k) {
                 s[q] = v[lo + q].s;
                 e[q] = v[lo + q].e;
             }
-            uint32_t lanes = viz_lanes(s, e, cnt, lane);
+            uint32_t lanes = mp_viz_lanes(s, e, cnt, lane);
             for (uint32_t l = 0; l < lanes; l++) {
                 snprintf(label, sizeof label, "buffer %llu %s lane %u",
                          (unsigned long long)v[i].buffer, p ? "sub-graphs" : dev, l);
@@ -217,20 +217,20 @@ static void block(tctx *c, uint32_t k) {
 int mp_viz_trace(const mp_program *prog, const mp_plan *plan, mp_buf *out, mp_err *err) {
     mp_err_clear(err);
     tctx c = {prog, plan, {0}, out, true};
-    int32_t *bo = viz_block_index(prog, plan);
-    viz_hulls_build(prog, plan, bo, &c.hulls);
+    int32_t *bo = mp_viz_block_index(prog, plan);
+    mp_viz_hulls_build(prog, plan, bo, &c.hulls);
     mp_buf_printf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"memplan %s\","
                        "\"time\":\"node index * %d us\",\"algo\":",
                   MEMPLAN_VERSION, VIZ_US);
-    viz_json_str(out, plan->algo_name ? plan->algo_name : mp_algo_name(plan->opts.algo));
+    mp_viz_json_str(out, plan->algo_name ? plan->algo_name : mp_algo_name(plan->opts.algo));
     mp_buf_puts(out, ",\"graph_file\":");
-    viz_json_str(out, prog->filename ? prog->filename : "");
+    mp_viz_json_str(out, prog->filename ? prog->filename : "");
     mp_buf_puts(out, ",\"total_bytes\":");
     mp_buf_u64(out, mp_plan_total_bytes(plan));
     mp_buf_puts(out, "},\"traceEvents\":[");
     for (uint32_t k = 0; k < plan->n_graphs; k++) block(&c, k);
     mp_buf_puts(out, "\n]}\n");
-    viz_hulls_free(&c.hulls, prog->n_graphs);
+    mp_viz_hulls_free(&c.hulls, prog->n_graphs);
     mp_xfree(bo);
     if (out->failed) return mp_err_set(err, MP_EIO, "out of memory writing the trace");
     return MP_OK;

@@ -55,15 +55,15 @@ typedef struct viz_layout {
  * each, and a DAG of shared sub-graphs could multiply without end. */
 #define VIZ_MAX_ITEMS 500000u
 
-void viz_layout_build(const mp_program *prog, const mp_plan *plan, viz_layout *L);
-void viz_layout_free(viz_layout *L);
+void mp_viz_layout_build(const mp_program *prog, const mp_plan *plan, viz_layout *L);
+void mp_viz_layout_free(viz_layout *L);
 /* program graph -> first plan block with that graph, -1 (caller frees) */
-int32_t *viz_block_index(const mp_program *prog, const mp_plan *plan);
+int32_t *mp_viz_block_index(const mp_program *prog, const mp_plan *plan);
 /* The device of an allocation: its tensor's, else its buffer's, else cpu:0. */
-mp_device viz_alloc_device(const mp_program *prog, const mp_graph_plan *gp,
+mp_device mp_viz_alloc_device(const mp_program *prog, const mp_graph_plan *gp,
                            const mp_alloc *a);
 /* Inclusive node range of an allocation, clamped into [0, n_nodes). */
-void viz_alloc_life(const mp_alloc *a, uint32_t n_nodes, int32_t *s, int32_t *e);
+void mp_viz_alloc_life(const mp_alloc *a, uint32_t n_nodes, int32_t *s, int32_t *e);
 
 /* The byte range [lo, hi) a graph's memory spans in one buffer, its own
  * allocations and those of every sub-graph it runs, transitively. */
@@ -76,11 +76,11 @@ typedef struct viz_hulls {
     uint32_t *n;
 } viz_hulls;
 
-void viz_hulls_build(const mp_program *prog, const mp_plan *plan, const int32_t *block_of,
+void mp_viz_hulls_build(const mp_program *prog, const mp_plan *plan, const int32_t *block_of,
                      viz_hulls *h);
-void viz_hulls_free(viz_hulls *h, uint32_t n_graphs);
+void mp_viz_hulls_free(viz_hulls *h, uint32_t n_graphs);
 /* What the k-th sub-graph of a control-flow node does: "true", "body"... */
-const char *viz_sub_role(uint32_t kind, int k);
+const char *mp_viz_sub_role(uint32_t kind, int k);
 
 /* -------------------------------------------------------------- cover */
 
@@ -99,29 +99,29 @@ typedef struct viz_steps {
 
 /* Bytes covered by the union of the boxes at each x (overlaps count once).
  * O(n log n): a sweep over x with a segment tree over the byte ends. */
-void viz_cover(const viz_box *b, size_t n, viz_steps *out);
-void viz_steps_free(viz_steps *s);
+void mp_viz_cover(const viz_box *b, size_t n, viz_steps *out);
+void mp_viz_steps_free(viz_steps *s);
 
 /* -------------------------------------------------------------- lanes */
 
 /* Assign each inclusive interval [s[i], e[i]] the lowest lane free at its
  * start, so intervals sharing a lane never overlap.  Returns the number of
  * lanes (the largest overlap).  O(n log n). */
-uint32_t viz_lanes(const int64_t *s, const int64_t *e, size_t n, uint32_t *lane);
+uint32_t mp_viz_lanes(const int64_t *s, const int64_t *e, size_t n, uint32_t *lane);
 
 /* ------------------------------------------------------------ palette */
 
 #define VIZ_N_COLORS 12
 /* Colour k of the qualitative palette (k mod VIZ_N_COLORS), "#rrggbb". */
-const char *viz_color(uint32_t k);
+const char *mp_viz_color(uint32_t k);
 
 /* Distinct devices of a program and plan, in mp_device_cmp order. */
 typedef struct viz_devices {
     mp_device d[64];
     uint32_t n;
 } viz_devices;
-void viz_devices_add(viz_devices *ds, mp_device d);
-uint32_t viz_devices_index(const viz_devices *ds, mp_device d);
+void mp_viz_devices_add(viz_devices *ds, mp_device d);
+uint32_t mp_viz_devices_index(const viz_devices *ds, mp_device d);
 
 /* ---------------------------------------------------------------- svg */
 
@@ -163,17 +163,17 @@ typedef struct viz_svg {
     double left, W, H; /* the plot area's left edge and width; panel height */
 } viz_svg;
 
-double viz_svg_x(const viz_svg *s, double node);
-double viz_svg_y(const viz_svg *s, const viz_panel *p, uint64_t bytes);
-uint32_t viz_svg_class(const viz_svg *s, const viz_item *it);
+double mp_viz_svg_x(const viz_svg *s, double node);
+double mp_viz_svg_y(const viz_svg *s, const viz_panel *p, uint64_t bytes);
+uint32_t mp_viz_svg_class(const viz_svg *s, const viz_item *it);
 /* The panel: frame, axes, tiles, rectangles, curves, outlines. */
-void viz_svg_panel(viz_svg *s, const viz_panel *p);
+void mp_viz_svg_panel(viz_svg *s, const viz_panel *p);
 /* Items below a pixel, merged into VIZ_TILE-sized tiles: each tile takes
  * the colour that covers most of it, its opacity the share covered. */
-void viz_svg_tiles(viz_svg *s, const viz_panel *p, const viz_item *const *v, size_t n);
+void mp_viz_svg_tiles(viz_svg *s, const viz_panel *p, const viz_item *const *v, size_t n);
 /* Place the report's violations on the layout (s->marks); sets placed[i]
  * for each violation given at least one outline. */
-void viz_svg_marks_build(viz_svg *s, const viz_panel *panels, size_t n_panels, bool *placed);
+void mp_viz_svg_marks_build(viz_svg *s, const viz_panel *panels, size_t n_panels, bool *placed);
 
 /* --------------------------------------------------------------- plots */
 
@@ -185,34 +185,34 @@ typedef struct viz_plot {
     double left, top, w, h;
 } viz_plot;
 
-double viz_plot_x(const viz_plot *p, double v);
-double viz_plot_y(const viz_plot *p, double v);
+double mp_viz_plot_x(const viz_plot *p, double v);
+double mp_viz_plot_y(const viz_plot *p, double v);
 /* Frame, grid, ticks and axis labels.  With xnames, x ticks sit at the
  * integer positions 0..n_xnames-1 and carry those names (thinned out). */
-void viz_plot_frame(mp_buf *b, const viz_plot *p, const char *xlabel, const char *ylabel,
+void mp_viz_plot_frame(mp_buf *b, const viz_plot *p, const char *xlabel, const char *ylabel,
                     const char *const *xnames, size_t n_xnames);
 /* A legend row of coloured swatches at (x, y). */
-void viz_plot_legend(mp_buf *b, double x, double y, const char *const *names,
+void mp_viz_plot_legend(mp_buf *b, double x, double y, const char *const *names,
                      const char *const *colors, size_t n);
 /* The colour of an algorithm: fixed per known name, so reports agree. */
-const char *viz_algo_color(const char *algo);
+const char *mp_viz_algo_color(const char *algo);
 
 /* -------------------------------------------------------------- report */
 
 /* Write the worst plans' SVGs (o->svg_dir) and fill their href/note. */
-int viz_report_svgs(const mp_viz_report_options *o, mp_report_data *d, mp_err *err);
-void viz_report_charts(mp_buf *b, const mp_report_data *d); /* the two plots */
+int mp_viz_report_svgs(const mp_viz_report_options *o, mp_report_data *d, mp_err *err);
+void mp_viz_report_charts(mp_buf *b, const mp_report_data *d); /* the two plots */
 
 /* --------------------------------------------------------------- text */
 
 /* Text for XML (element content and attribute values) and for JSON string
  * contents: markup characters escaped, control bytes dropped, invalid
  * UTF-8 bytes replaced by '?', so the output always parses. */
-void viz_xml(mp_buf *b, const char *s);
-void viz_json_str(mp_buf *b, const char *s); /* with the quotes */
+void mp_viz_xml(mp_buf *b, const char *s);
+void mp_viz_json_str(mp_buf *b, const char *s); /* with the quotes */
 /* 1536 -> "1.50 KiB"; 3 significant digits, binary units. */
-const char *viz_bytes(uint64_t v, char *buf /* >= 32 */);
+const char *mp_viz_bytes(uint64_t v, char *buf /* >= 32 */);
 /* A coordinate with one decimal, "-0.0" never printed. */
-void viz_num(mp_buf *b, double v);
+void mp_viz_num(mp_buf *b, double v);
 
 #endif

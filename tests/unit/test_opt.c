@@ -154,7 +154,7 @@ Test(opt, exact_search_packs_minimallocs_example_at_its_capacity) {
                      {4, 9, 20, false, 12}, {4, 0, 20, false, 16}};
     bool proved = false;
     uint64_t bound = 0, work = 0;
-    cr_assert_eq(pk_exact(it, 5, 20, 12, 1000000, &proved, &bound, &work), 12);
+    cr_assert_eq(mp_pk_exact(it, 5, 20, 12, 1000000, &proved, &bound, &work), 12);
     cr_assert(proved);
     for (int i = 0; i < 5; i++)
         for (int j = i + 1; j < 5; j++)
@@ -232,7 +232,7 @@ Test(opt, exact_search_matches_brute_force) {
         }
         pk_params prm = {1000, true, 10000000, 0, false};
         pk_stats st;
-        uint64_t peak = pk_solve(it, n, &prm, &st), opt = brute(it, n);
+        uint64_t peak = mp_pk_solve(it, n, &prm, &st), opt = brute(it, n);
         cr_assert_eq(peak, opt, "instance %d: exact %llu, optimum %llu", t, (unsigned long long)peak,
                      (unsigned long long)opt);
         cr_assert(st.optimal, "instance %d: optimum not proved", t);
@@ -313,9 +313,9 @@ Test(opt, anchored_sweep_reaches_the_bound_where_the_plain_one_misses) {
                    {2, 1, 4, false, 0}, {3, 0, 3, false, 0}, {4, 2, 4, false, 0}};
     pk_item b[6];
     memcpy(b, a, sizeof a);
-    uint64_t lower = pk_lower_bound(a, 6);
+    uint64_t lower = mp_pk_lower_bound(a, 6);
     cr_assert_eq(lower, 11);
-    uint64_t plain = pk_sweep(a, 6), anchored = pk_sweep_anchored(b, 6);
+    uint64_t plain = mp_pk_sweep(a, 6), anchored = mp_pk_sweep_anchored(b, 6);
     cr_assert(layout_valid(a, 6, plain));
     cr_assert(layout_valid(b, 6, anchored));
     cr_assert_gt(plain, lower, "plain %llu", (unsigned long long)plain);
@@ -332,10 +332,10 @@ Test(opt, sweeps_give_valid_layouts) {
             a[i] = (pk_item){xorshift(&s) % 5 * 16, st, st + len, false, 0};
         }
         memcpy(b, a, n * sizeof *a);
-        uint64_t plain = pk_sweep(a, n), anchored = pk_sweep_anchored(b, n);
+        uint64_t plain = mp_pk_sweep(a, n), anchored = mp_pk_sweep_anchored(b, n);
         cr_assert(layout_valid(a, n, plain), "trial %d: plain sweep", trial);
         cr_assert(layout_valid(b, n, anchored), "trial %d: anchored sweep", trial);
-        cr_assert_geq(anchored, pk_lower_bound(b, n));
+        cr_assert_geq(anchored, mp_pk_lower_bound(b, n));
     }
 }
 
@@ -379,9 +379,9 @@ Test(opt, exact_search_keeps_to_its_budget) {
         int32_t s = (int32_t)(xorshift(&x) % 1000);
         it[i] = (pk_item){1 + xorshift(&x) % 4096, s, s + (int32_t)(xorshift(&x) % 300), false, 0};
     }
-    uint64_t lower = pk_lower_bound(it, N), best = pk_sweep(it, N), work = 0, bound;
+    uint64_t lower = mp_pk_lower_bound(it, N), best = mp_pk_sweep(it, N), work = 0, bound;
     bool proved;
-    uint64_t got = pk_exact(it, N, best, lower, 200000, &proved, &bound, &work);
+    uint64_t got = mp_pk_exact(it, N, best, lower, 200000, &proved, &bound, &work);
     cr_assert_leq(got, best);
     cr_assert(!proved || got == bound);
     cr_assert_lt(work, 200000 + 50 * N, "work %llu", (unsigned long long)work);
@@ -390,10 +390,10 @@ Test(opt, exact_search_keeps_to_its_budget) {
     enum { M = 5000 }; /* every pair overlaps: 12.5 M pairs */
     it = mp_xcalloc(M, sizeof *it);
     for (uint32_t i = 0; i < M; i++) it[i] = (pk_item){1 + i % 7, (int32_t)(i % 10), 20 + (int32_t)(i % 10), false, 0};
-    lower = pk_lower_bound(it, M);
-    best = pk_sweep(it, M);
+    lower = mp_pk_lower_bound(it, M);
+    best = mp_pk_sweep(it, M);
     work = 0;
-    got = pk_exact(it, M, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work);
+    got = mp_pk_exact(it, M, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work);
     cr_assert_eq(got, best + 1, "the search ran");
     cr_assert_not(proved);
     cr_assert_leq(work, M);

@@ -658,10 +658,10 @@ Test(viz_svg, the_xml_check_rejects_broken_documents) {
 
 /* ------------------------------------------------------------- helpers */
 
-Test(viz_cover, union_of_boxes_counts_shared_bytes_once) {
+Test(mp_viz_cover, union_of_boxes_counts_shared_bytes_once) {
     viz_box b[] = {{0, 2, 0, 100}, {1, 3, 50, 150}, {1, 2, 0, 10}, {5, 6, 0, 0}};
     viz_steps st;
-    viz_cover(b, 4, &st);
+    mp_viz_cover(b, 4, &st);
     /* x in [0,1): 100; [1,2): [0,150) = 150; [2,3): [50,150) = 100; then 0 */
     cr_assert_eq(st.n, 4);
     double xs[] = {0, 1, 2, 3};
@@ -670,10 +670,10 @@ Test(viz_cover, union_of_boxes_counts_shared_bytes_once) {
         cr_assert_eq(st.x[i], xs[i]);
         cr_assert_eq(st.v[i], vs[i], "step %zu: %llu", i, (unsigned long long)st.v[i]);
     }
-    viz_steps_free(&st);
+    mp_viz_steps_free(&st);
 }
 
-Test(viz_lanes, lanes_never_overlap_and_are_as_few_as_the_overlap) {
+Test(mp_viz_lanes, lanes_never_overlap_and_are_as_few_as_the_overlap) {
     int64_t s[200], e[200];
     uint32_t lane[200];
     uint64_t r = 12345;
@@ -682,7 +682,7 @@ Test(viz_lanes, lanes_never_overlap_and_are_as_few_as_the_overlap) {
         s[i] = (int64_t)(r >> 40) % 100;
         e[i] = s[i] + (int64_t)(r >> 20) % 15;
     }
-    uint32_t n = viz_lanes(s, e, 200, lane);
+    uint32_t n = mp_viz_lanes(s, e, 200, lane);
     uint32_t most = 0;
     for (int t = 0; t < 120; t++) {
         uint32_t live = 0;
@@ -698,18 +698,18 @@ Test(viz_lanes, lanes_never_overlap_and_are_as_few_as_the_overlap) {
 Test(viz_text, escaping_keeps_documents_well_formed) {
     mp_buf b;
     mp_buf_init(&b);
-    viz_xml(&b, "a<b>&'\"\x01\xc3\xa9\xed\xa0\x80\xf0\x9f\x98\x80z");
+    mp_viz_xml(&b, "a<b>&'\"\x01\xc3\xa9\xed\xa0\x80\xf0\x9f\x98\x80z");
     cr_assert_str_eq(b.data, "a&lt;b&gt;&amp;&#39;&quot;\xc3\xa9???\xf0\x9f\x98\x80z");
     mp_buf_free(&b);
     mp_buf_init(&b);
-    viz_json_str(&b, "q\"\\\n\xff");
+    mp_viz_json_str(&b, "q\"\\\n\xff");
     cr_assert_str_eq(b.data, "\"q\\\"\\\\\\u000a?\"");
     mp_buf_free(&b);
     char t[32];
-    cr_assert_str_eq(viz_bytes(1023, t), "1023 B");
-    cr_assert_str_eq(viz_bytes(1536, t), "1.50 KiB");
-    cr_assert_str_eq(viz_bytes(1048575, t), "1.00 MiB");
-    cr_assert_str_eq(viz_bytes(UINT64_MAX, t), "16.0 EiB");
+    cr_assert_str_eq(mp_viz_bytes(1023, t), "1023 B");
+    cr_assert_str_eq(mp_viz_bytes(1536, t), "1.50 KiB");
+    cr_assert_str_eq(mp_viz_bytes(1048575, t), "1.00 MiB");
+    cr_assert_str_eq(mp_viz_bytes(UINT64_MAX, t), "16.0 EiB");
 }
 
 /* --------------------------------------------------------- the HTML page */

@@ -1,0 +1,35 @@
+#!/bin/sh
+# The layer picture of docs/architecture.md holds: every include is one a
+# folder may make (tools/layers.py), no two object files call each other
+# in a loop, every SQL statement and sqlite3.h live in verify/store/, the
+# planner table is the one list of planners.
+set -u
+. tests/cli/common.inc
+PY=$(command -v python3 || echo /usr/bin/python3)
+B=${BUILD:-build}
+
+"$PY" tools/layers.py check-includes >"$T/out" 2>&1 && ok || { bad "includes"; cat "$T/out"; }
+"$PY" tools/layers.py check-cycles "$B/obj" >"$T/out" 2>&1 && ok || { bad "call loops"; cat "$T/out"; }
+# the checker itself: a loop and a forbidden include are caught
+mkdir -p "$T/loop/x"
+printf 'int b(void);\nint a(void) { return b(); }\n' >"$T/a.c"
+printf 'int a(void);\nint b(void) { return a(); }\n' >"$T/b.c"
+${CC:-cc} -c "$T/a.c" -o "$T/loop/x/a.o" && ${CC:-cc} -c "$T/b.c" -o "$T/loop/x/b.o"
+"$PY" tools/layers.py check-cycles "$T/loop" >"$T/out" 2>&1 && bad "a loop went unseen" || ok
+grep -q 'x/a.o x/b.o' "$T/out" && ok || bad "loop report: $(cat "$T/out")"
+
+grep -rln 'sqlite3' --include='*.c' --include='*.h' core ref opt peers verify api viz cli include \
+    | grep -v '^verify/store/' >"$T/out"
+[ -s "$T/out" ] && bad "SQLite outside verify/store: $(cat "$T/out")" || ok
+grep -rlnE '"(SELECT|INSERT|CREATE|UPDATE|DELETE) ' --include='*.c' core ref opt peers verify api viz cli \
+    | grep -v '^verify/store/' >"$T/out"
+[ -s "$T/out" ] && bad "SQL outside verify/store: $(cat "$T/out")" || ok
+# planners are named in one table only: no list of names elsewhere
+grep -rn '"greedy", *"naive"\|"naive", *"opt"' --include='*.c' core ref opt peers verify api viz cli \
+    >"$T/out"
+[ -s "$T/out" ] && bad "a list of planners outside the table: $(cat "$T/out")" || ok
+"$M" plan --help >"$T/out"
+for p in greedy naive opt tflm bestfit; do grep -q "^  $p " "$T/out" && ok || bad "plan --help lacks $p"; done
+
+echo "architecture: $pass passed, $fail failed"
+[ "$fail" = 0 ]

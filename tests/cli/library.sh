@@ -1,0 +1,91 @@
+#!/bin/sh
+# The library as a user gets it: make install (PREFIX, DESTDIR) and make
+# uninstall, pkg-config for the shared and the static link, a program
+# built against the installed header that plans through the builder, the
+# shared library's SONAME, exported symbols and dependencies, and header
+# tracking (touching one header rebuilds only what includes it).
+set -u
+. tests/cli/common.inc
+CC=${CC:-cc}
+J="make --no-print-directory -s -j2 B=$T/b CC=$CC CFLAGS=-O1"
+
+# install into a prefix; the build of the library is a plain one
+$J install PREFIX="$T/inst" >"$T/log" 2>&1 && ok || { bad "make install"; cat "$T/log"; }
+for f in bin/memplan include/memplan.h lib/libmemplan.a lib/libmemplan.so lib/libmemplan.so.1 \
+    lib/pkgconfig/memplan.pc; do
+    [ -e "$T/inst/$f" ] && ok || bad "not installed: $f"
+done
+[ -e "$T/inst/include/memplan_tools.h" ] && bad "the tools header is not the library's" || ok
+
+cat >"$T/use.c" <<'C'
+#include <memplan.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    mp_err err;
+    mp_builder *b = mp_builder_new(&err);
+    mp_builder_graph(b, "main", &err);
+    const char *names[] = {"x", "y"};
+    for (int i = 0; i < 2; i++) {
+        mp_tensor_spec t = {names[i], 100, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL};
+        mp_builder_tensor(b, &t, &err);
+    }
+    mp_node_spec n[3] = {{MP_NODE_PLACEHOLDER, NULL, 0, names, 1, {0, 0}, 0},
+                         {MP_NODE_CALL, names, 1, names + 1, 1, {0, 0}, 0},
+                         {MP_NODE_OUTPUT, names + 1, 1, NULL, 0, {0, 0}, 0}};
+    for (int i = 0; i < 3; i++) mp_builder_node(b, &n[i], &err);
+    mp_program *p = mp_builder_finish(b, &err);
+    mp_builder_free(b);
+    if (!p) { fprintf(stderr, "%s\n", err.msg); return 1; }
+    mp_options o;
+    mp_options_default(&o);
+    o.algo = (uint32_t)mp_algo_parse("opt");
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    mp_verify_report r;
+    int rc = plan ? mp_verify(p, plan, &r, &err) : 1;
+    printf("memplan %s: %s, %llu bytes\n", mp_version(), rc ? "invalid" : "valid",
+           (unsigned long long)mp_plan_total_bytes(plan));
+    if (plan) mp_verify_report_free(&r);
+    mp_plan_free(plan);
+    mp_program_free(p);
+    return rc;
+}
+C
+export PKG_CONFIG_PATH="$T/inst/lib/pkgconfig"
+# shellcheck disable=SC2046
+$CC -o "$T/use" "$T/use.c" $(pkg-config --cflags --libs memplan) 2>"$T/err" && ok || { bad "shared link"; cat "$T/err"; }
+expect_rc 0 env LD_LIBRARY_PATH="$T/inst/lib" "$T/use"
+grep -q "^memplan 1\.[0-9]*\.[0-9]*: valid, 224 bytes$" "$T/out" && ok || bad "use: $(cat "$T/out")"
+# shellcheck disable=SC2046
+$CC -static -o "$T/use-static" "$T/use.c" $(pkg-config --static --cflags --libs memplan) 2>"$T/err" \
+    && ok || { bad "static link"; cat "$T/err"; }
+expect_rc 0 "$T/use-static"
+so="$T/inst/lib/libmemplan.so.1"
+readelf -d "$so" | grep -q 'SONAME.*\[libmemplan\.so\.1\]' && ok || bad "SONAME"
+readelf -d "$so" | grep NEEDED | grep -q sqlite && bad "the library needs SQLite" || ok
+nm -D --defined-only "$so" | awk '{print $3}' >"$T/syms"
+grep -qv '^mp_' "$T/syms" && bad "exported without the prefix: $(grep -v '^mp_' "$T/syms" | head -3)" || ok
+grep -qx 'mp_xmalloc\|mp_opt_plan\|mp_pk_solve\|mp_ref_greedy_plan' "$T/syms" && bad "internals exported" || ok
+grep -qx mp_plan_program "$T/syms" && grep -qx mp_builder_finish "$T/syms" && ok || bad "API not exported"
+for f in lib/libmemplan.a lib/libmemplan-tools.a; do
+    [ -e "$T/b/${f#lib/}" ] || continue
+    nm -g --defined-only "$T/b/${f#lib/}" | awk 'NF == 3 {print $3}' | grep -v '^mp_' >"$T/bad"
+    [ -s "$T/bad" ] && bad "$f defines $(head -3 "$T/bad" | tr '\n' ' ')" || ok
+done
+
+# DESTDIR stages the same tree; uninstall removes what install wrote
+$J install DESTDIR="$T/stage" PREFIX=/usr >"$T/log" 2>&1 && ok || bad "install DESTDIR"
+[ -e "$T/stage/usr/lib/libmemplan.so.1" ] && grep -q '^prefix=/usr$' "$T/stage/usr/lib/pkgconfig/memplan.pc" \
+    && ok || bad "DESTDIR layout"
+$J uninstall DESTDIR="$T/stage" PREFIX=/usr >"$T/log" 2>&1 && ok || bad "uninstall"
+[ -z "$(find "$T/stage" -type f -o -type l)" ] && ok || bad "left after uninstall: $(find "$T/stage" -type f -o -type l)"
+
+# header tracking: a header touched rebuilds only the files that include it
+sleep 1
+touch peers/peers.h
+$J -n "$T/b/libmemplan.a" | grep -o '[a-z_/]*\.c ' | sort -u >"$T/rebuilt"
+[ "$(tr -d ' ' <"$T/rebuilt" | tr '\n' ' ')" = "api/planners.c peers/bestfit.c peers/placed.c peers/tflm.c " ] \
+    && ok || bad "touching peers/peers.h rebuilds: $(cat "$T/rebuilt")"
+
+echo "library: $pass passed, $fail failed"
+[ "$fail" = 0 ]

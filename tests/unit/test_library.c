@@ -1,0 +1,320 @@
+/* test_library.c - the library's contract: the in-memory builder, the
+ * planner table, allocation failures coming back as MP_ENOMEM with
+ * nothing left allocated, two threads planning at once, the peer packers,
+ * the version. */
+#include <pthread.h>
+
+#include "helpers.h"
+#include "peers.h"
+
+/* ------------------------------------------------------------- builder */
+
+static void add_tensor(mp_builder *b, const char *name, uint64_t size, uint32_t flags) {
+    mp_err err;
+    mp_tensor_spec t = {name, size, {MP_DEV_CPU, 0}, flags, 0, NULL, NULL};
+    cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_OK, "%s", err.msg);
+}
+
+static void add_node(mp_builder *b, uint32_t kind, const char *in, const char *out,
+                     const char *t, const char *f) {
+    mp_err err;
+    const char *ins[1] = {in}, *outs[1] = {out};
+    mp_node_spec n = {kind, ins, in != NULL, outs, out != NULL, {t, f}, NULL};
+    cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
+}
+
+static char *written(const mp_program *p) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_graph_write(p, &b);
+    char *s = strcpy(mp_xmalloc(b.len + 1), b.data);
+    mp_buf_free(&b);
+    return s;
+}
+
+Test(library, builder_makes_the_program_a_file_makes) {
+    mp_err err;
+    mp_builder *b = mp_builder_new(&err);
+    cr_assert_not_null(b);
+    cr_assert_eq(mp_builder_graph(b, "main", &err), MP_OK);
+    add_tensor(b, "p", 32, 0);
+    add_node(b, MP_NODE_PLACEHOLDER, NULL, "p", NULL, NULL);
+    add_tensor(b, "a", 64, 0); /* declared after a node: still written first */
+    add_tensor(b, "r", 16, 0);
+    add_node(b, MP_NODE_CALL, "p", "a", NULL, NULL);
+    add_node(b, MP_NODE_COND, "a", "r", "t", "f");
+    add_node(b, MP_NODE_OUTPUT, "r", NULL, NULL, NULL);
+    const char *branches[2][4] = {{"t", "i", "o", NULL}, {"f", "i", "m", "o"}};
+    uint64_t sizes[2][3] = {{48, 16, 0}, {48, 100, 16}};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(mp_builder_graph(b, branches[k][0], &err), MP_OK);
+        int n = branches[k][3] ? 3 : 2;
+        for (int i = 0; i < n; i++) add_tensor(b, branches[k][1 + i], sizes[k][i], 0);
+        add_node(b, MP_NODE_PLACEHOLDER, NULL, "i", NULL, NULL);
+        for (int i = 1; i < n; i++) add_node(b, MP_NODE_CALL, branches[k][i], branches[k][i + 1], NULL, NULL);
+        add_node(b, MP_NODE_OUTPUT, "o", NULL, NULL, NULL);
+    }
+    mp_program *built = mp_builder_finish(b, &err);
+    cr_assert_not_null(built, "%s", err.msg);
+    mp_builder_free(b);
+    mp_program *parsed = must_parse(FIXTURE_COND);
+    char *x = written(built), *y = written(parsed);
+    cr_assert_str_eq(x, y);
+    mp_xfree(x);
+    mp_xfree(y);
+    mp_program_free(built);
+    mp_program_free(parsed);
+}
+
+Test(library, builder_errors_name_the_call) {
+    mp_err err;
+    mp_builder *b = mp_builder_new(&err);
+    mp_builder_graph(b, "main", &err);
+    add_tensor(b, "x", 8, 0);
+    add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
+    add_node(b, MP_NODE_CALL, "x", "nope", NULL, NULL); /* undeclared tensor */
+    add_node(b, MP_NODE_OUTPUT, NULL, NULL, NULL, NULL);
+    cr_assert_null(mp_builder_finish(b, &err));
+    cr_assert_eq(err.code, MP_EFORMAT);
+    cr_assert(strstr(err.msg, "builder: graph 'main', node 1 (call):") == err.msg, "%s", err.msg);
+    cr_assert(strstr(err.msg, "nope"), "%s", err.msg);
+    mp_builder_free(b);
+}
+
+Test(library, builder_refuses_names_the_format_cannot_hold) {
+    mp_err err;
+    mp_builder *b = mp_builder_new(&err);
+    cr_assert_eq(mp_builder_graph(b, "two words", &err), MP_EFORMAT);
+    cr_assert_eq(mp_builder_graph(b, "main", &err), MP_OK);
+    const char *bad[] = {"x\ntensor y 4", "", "a,b", "a=b"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mp_tensor_spec t = {bad[i], 4, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL};
+        cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "%s accepted", bad[i]);
+    }
+    mp_tensor_spec t = {"ok", 4, {MP_DEV_CPU, 0}, 1u << 7, 0, NULL, NULL};
+    cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "unknown flag accepted");
+    add_tensor(b, "x", 4, 0);
+    add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
+    add_node(b, MP_NODE_OUTPUT, "x", NULL, NULL, NULL);
+    mp_program *p = mp_builder_finish(b, &err);
+    cr_assert_not_null(p, "%s", err.msg); /* nothing of the refused calls was written */
+    cr_assert_eq(p->graphs[0].n_tensors, 1);
+    mp_program_free(p);
+    mp_builder_free(b);
+}
+
+/* ------------------------------------------------------- planner table */
+
+Test(library, every_planner_is_in_the_table_and_plans) {
+    cr_assert_geq(mp_planner_count(), 5);
+    mp_program *p = must_parse(FIXTURE_COND);
+    for (uint32_t i = 0; i < mp_planner_count(); i++) {
+        const mp_planner *pl = mp_planner_get(i);
+        cr_assert(pl->name && pl->summary && pl->plan && pl->color);
+        cr_assert_eq(mp_algo_parse(pl->name), (int)i);
+        cr_assert_str_eq(mp_algo_name(i), pl->name);
+        mp_options o;
+        mp_options_default(&o);
+        o.algo = i;
+        mp_err err;
+        mp_plan *plan = mp_plan_program(p, &o, &err);
+        cr_assert_not_null(plan, "%s: %s", pl->name, err.msg);
+        cr_assert_str_eq(plan->algo_name, pl->name);
+        mp_verify_report r;
+        cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "%s", pl->name);
+        mp_verify_report_free(&r);
+        mp_plan_free(plan);
+        o.et_exact = true;
+        plan = mp_plan_program(p, &o, &err);
+        cr_assert_eq(plan != NULL, (pl->caps & MP_CAP_ET_EXACT) != 0, "%s et_exact", pl->name);
+        if (!plan) cr_assert_eq(err.code, MP_EFORMAT);
+        mp_plan_free(plan);
+    }
+    cr_assert_null(mp_planner_get(mp_planner_count()));
+    cr_assert_eq(mp_algo_parse("nope"), -1);
+    mp_options o;
+    mp_options_default(&o);
+    o.algo = mp_planner_count();
+    mp_err err;
+    cr_assert_null(mp_plan_program(p, &o, &err));
+    cr_assert_eq(err.code, MP_EFORMAT);
+    mp_program_free(p);
+}
+
+Test(library, version_is_the_header_one) {
+    cr_assert_str_eq(mp_version(), MEMPLAN_VERSION);
+}
+
+/* ------------------------------------------------- allocation failures */
+
+/* An allocator that fails from its Nth call on and counts live blocks. */
+typedef struct failing {
+    long calls, fail_at, live;
+} failing;
+
+static void *f_malloc(size_t n, void *ctx) {
+    failing *f = ctx;
+    if (++f->calls >= f->fail_at) return NULL;
+    void *p = malloc(n);
+    f->live += p != NULL;
+    return p;
+}
+
+static void *f_realloc(void *p, size_t n, void *ctx) {
+    failing *f = ctx;
+    if (++f->calls >= f->fail_at) return NULL;
+    void *q = realloc(p, n);
+    f->live += q && !p;
+    return q;
+}
+
+static void f_free(void *p, void *ctx) {
+    failing *f = ctx;
+    f->live -= p != NULL;
+    free(p);
+}
+
+/* Parse, plan with every planner and verify, the allocator failing at
+ * call n: every step succeeds or says MP_ENOMEM, and whatever failed left
+ * nothing allocated.  Returns whether every step succeeded. */
+static bool run_failing_at(long n, const char *text) {
+    failing f = {0, n, 0};
+    mp_allocator a = {f_malloc, f_realloc, f_free, &f};
+    mp_set_allocator(&a);
+    mp_err err;
+    bool all = false;
+    mp_program *p = mp_graph_parse(text, strlen(text), "t.mpg", &err);
+    if (!p) cr_assert_eq(err.code, MP_ENOMEM, "%s", err.msg);
+    for (uint32_t k = 0; p && k < mp_planner_count(); k++) {
+        long before = f.live;
+        mp_options o;
+        mp_options_default(&o);
+        o.algo = k;
+        mp_plan *plan = mp_plan_program(p, &o, &err);
+        if (!plan) {
+            cr_assert_eq(err.code, MP_ENOMEM, "%s", err.msg);
+            cr_assert_eq(f.live, before, "a failed plan left %ld blocks", f.live - before);
+            break;
+        }
+        mp_verify_report r;
+        int rc = mp_verify(p, plan, &r, &err);
+        cr_assert(rc == MP_OK || rc == MP_ENOMEM, "%d %s", rc, err.msg);
+        mp_verify_report_free(&r);
+        mp_plan_free(plan);
+        cr_assert_eq(f.live, before, "plan and verify left %ld blocks", f.live - before);
+        all = rc == MP_OK && k + 1 == mp_planner_count();
+    }
+    mp_program_free(p);
+    cr_assert_eq(f.live, 0, "%ld blocks left after failing at call %ld", f.live, n);
+    mp_set_allocator(NULL);
+    return all;
+}
+
+Test(library, allocation_failures_come_back_as_errors) {
+    long n = 1;
+    while (!run_failing_at(n, FIXTURE_COND) && n < 100000) n++;
+    cr_assert_lt(n, 100000, "never got through");
+    cr_assert_gt(n, 20, "the allocator was hardly used (%ld calls)", n);
+}
+
+Test(library, a_failing_writer_marks_its_buffer) {
+    mp_program *p = must_parse(FIXTURE_CHAIN);
+    failing f = {0, 1, 0};
+    mp_allocator a = {f_malloc, f_realloc, f_free, &f};
+    mp_set_allocator(&a);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_graph_write(p, &b); /* outside any guard: no abort, a failed buffer */
+    cr_assert(b.failed);
+    mp_buf_free(&b);
+    mp_set_allocator(NULL);
+    mp_program_free(p);
+}
+
+/* ------------------------------------------------------------- threads */
+
+typedef struct job {
+    const char *text;
+    char *plans[MP_MAX_PLANNERS];
+} job;
+
+static void plan_all(job *j) {
+    mp_err err;
+    mp_program *p = mp_graph_parse(j->text, strlen(j->text), "t.mpg", &err);
+    for (uint32_t k = 0; p && k < mp_planner_count(); k++) {
+        mp_options o;
+        mp_options_default(&o);
+        o.algo = k;
+        mp_plan *plan = mp_plan_program(p, &o, &err);
+        mp_buf b;
+        mp_buf_init(&b);
+        if (plan) mp_plan_write(plan, &b);
+        else mp_buf_puts(&b, err.msg);
+        j->plans[k] = strcpy(mp_xmalloc(b.len + 1), b.data ? b.data : "");
+        mp_buf_free(&b);
+        mp_plan_free(plan);
+    }
+    mp_program_free(p);
+}
+
+static void *thread_main(void *arg) {
+    job *jobs = arg;
+    for (int round = 0; round < 5; round++)
+        for (int i = 0; i < 2; i++) {
+            job j = {jobs[i].text, {0}};
+            plan_all(&j);
+            for (uint32_t k = 0; k < mp_planner_count(); k++) {
+                if (strcmp(j.plans[k], jobs[i].plans[k]) != 0) return (void *)1;
+                mp_xfree(j.plans[k]);
+            }
+        }
+    return NULL;
+}
+
+Test(library, two_threads_plan_two_graphs_at_once) {
+    mp_gen_options g;
+    mp_gen_options_default(&g);
+    g.seed = 7;
+    g.tensors = 400;
+    mp_buf big;
+    mp_buf_init(&big);
+    mp_gen(&g, &big);
+    job jobs[2] = {{big.data, {0}}, {FIXTURE_COND, {0}}};
+    for (int i = 0; i < 2; i++) plan_all(&jobs[i]); /* one thread first: the expected bytes */
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) cr_assert_eq(pthread_create(&t[i], NULL, thread_main, jobs), 0);
+    for (int i = 0; i < 2; i++) {
+        void *bad;
+        pthread_join(t[i], &bad);
+        cr_assert_null(bad, "a thread's plans differ from the single-threaded ones");
+    }
+    for (int i = 0; i < 2; i++)
+        for (uint32_t k = 0; k < mp_planner_count(); k++) mp_xfree(jobs[i].plans[k]);
+    mp_buf_free(&big);
+}
+
+/* --------------------------------------------------------------- peers */
+
+/* Three fixed items leave gaps [100,300) and [350,400): first fit takes
+ * the lowest that holds 50 bytes, best fit the smallest. */
+Test(library, tflm_takes_the_lowest_gap_bestfit_the_smallest) {
+    pk_item items[4] = {{100, 0, 9, true, 0}, {50, 0, 9, true, 300}, {100, 0, 9, true, 400},
+                        {50, 2, 3, false, 0}};
+    cr_assert_eq(mp_tflm_pack(items, 4), 500);
+    cr_assert_eq(items[3].offset, 100);
+    items[3].offset = 0;
+    cr_assert_eq(mp_bestfit_pack(items, 4), 500);
+    cr_assert_eq(items[3].offset, 350);
+}
+
+/* Largest first, each above what it overlaps: a staircase of three. */
+Test(library, peers_place_the_largest_first) {
+    pk_item items[3] = {{10, 0, 1, false, 0}, {30, 1, 2, false, 0}, {20, 0, 2, false, 0}};
+    for (int k = 0; k < 2; k++) {
+        uint64_t peak = k ? mp_bestfit_pack(items, 3) : mp_tflm_pack(items, 3);
+        cr_assert_eq(items[1].offset, 0);  /* 30 bytes first */
+        cr_assert_eq(items[2].offset, 30); /* then 20 above it */
+        cr_assert_eq(items[0].offset, 50); /* then 10 above both */
+        cr_assert_eq(peak, 60);
+    }
+}

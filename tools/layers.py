@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""layers.py - checks the layer picture of docs/architecture.md.
+
+  layers.py check-includes          every #include "x.h" is allowed
+  layers.py check-cycles OBJDIR     no two object files call each other in
+                                    a loop (nm: who defines, who uses)
+
+Exit 0 when the rules hold, 1 with one line per breach otherwise."""
+import os
+import re
+import subprocess
+import sys
+
+# folder -> the folders whose headers its files may include (own folder
+# always).  Bottom up; a folder never reaches one above it.
+ALLOWED = {
+    "include": [],
+    "core": ["include"],
+    "ref": ["include", "core"],
+    "opt": ["include", "core", "ref"],
+    "peers": ["include", "core", "opt"],
+    "verify": ["include", "core"],
+    "api": ["include", "core", "ref", "opt", "peers"],
+    "verify/store": ["include", "core"],
+    "verify/harness": ["include", "core"],
+    "viz": ["include", "core"],
+    "cli": ["include", "core"],
+    "fuzz": ["include", "core"],
+}
+# headers another folder may include: a module's face, not its insides
+PRIVATE = {"ref_internal.h", "opt_internal.h", "kd.h", "sort.h", "store.h", "verify.h",
+           "viz.h", "cli.h", "brute.h", "fuzz.h"}
+# opt reaches ref through its one fallback call, declared in ref.h
+ONLY = {("opt", "ref"): {"ref.h"}, ("peers", "opt"): {"opt.h", "pack.h"}}
+
+
+def folder_of(path):
+    d = os.path.dirname(path)
+    return d if d in ALLOWED else None
+
+
+def headers():
+    where = {}
+    for d in ALLOWED:
+        for f in os.listdir(d) if os.path.isdir(d) else []:
+            if f.endswith(".h"):
+                where.setdefault(f, []).append(d)
+    return where
+
+
+def check_includes():
+    where, bad = headers(), []
+    for d in ALLOWED:
+        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(d, f)
+            for n, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                if not m:
+                    continue
+                inc = m.group(1)
+                if "/" in inc:
+                    bad.append(f"{path}:{n}: includes '{inc}' by a path (use the folder's -I)")
+                    continue
+                homes = where.get(inc, [])
+                if len(homes) != 1:
+                    bad.append(f"{path}:{n}: '{inc}' is in {len(homes)} folders")
+                    continue
+                home = homes[0]
+                if home == d:
+                    continue
+                if home not in ALLOWED[d]:
+                    bad.append(f"{path}:{n}: {d}/ may not include {home}/{inc} (a layer above it)")
+                elif inc in PRIVATE:
+                    bad.append(f"{path}:{n}: {home}/{inc} is private to {home}/")
+                elif (d, home) in ONLY and inc not in ONLY[(d, home)]:
+                    bad.append(f"{path}:{n}: {d}/ reaches {home}/ only through {sorted(ONLY[(d, home)])}")
+    return bad
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    defined, used = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDBR":
+            defined.add(parts[2])
+        elif len(parts) == 2 and parts[0] == "U":
+            used.add(parts[1])
+    return defined, used
+
+
+def check_cycles(objdir):
+    objs = []
+    for root, _, files in os.walk(objdir):
+        rel = os.path.relpath(root, objdir)
+        if rel.split(os.sep)[0] in ("cli", "tests", "fuzz"):
+            continue
+        objs += [os.path.join(root, f) for f in files if f.endswith(".o")]
+    owner, uses = {}, {}
+    for o in objs:
+        d, u = symbols(o)
+        for s in d:
+            owner[s] = o
+        uses[o] = u
+    edges = {o: {owner[s] for s in uses[o] if s in owner and owner[s] != o} for o in objs}
+    # Tarjan's strongly connected components, iteratively
+    index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+    for root in sorted(objs):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        sccs.append(sorted(os.path.relpath(c, objdir) for c in comp))
+            elif nxt not in index:
+                index[nxt] = low[nxt] = counter[0]
+                counter[0] += 1
+                stack.append(nxt)
+                on.add(nxt)
+                work.append((nxt, iter(sorted(edges[nxt]))))
+            elif nxt in on:
+                low[v] = min(low[v], index[nxt])
+    return [f"files that call each other in a loop: {' '.join(c)}" for c in sccs]
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "check-includes":
+        bad = check_includes()
+    elif len(sys.argv) == 3 and sys.argv[1] == "check-cycles":
+        bad = check_cycles(sys.argv[2])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

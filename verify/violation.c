@@ -1,0 +1,78 @@
+/* violation.c - what every rule file of the verifier shares: recording a
+ * violation, and the reachable graphs in children-first order. */
+#include "verify.h"
+
+#include <stdio.h>
+
+void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
+                 const vdetail *d, const char *fmt, ...) {
+    mp_verify_report *r = c->r;
+    r->n_violations++;
+    r->per_rule[rule]++;
+    if (r->n_v >= MP_VERIFY_DETAIL) return;
+    mp_violation *v = &r->v[r->n_v++];
+    memset(v, 0, sizeof *v);
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    v->graph = graph ? graph : "";
+    v->rule = rule;
+    v->kind = kind;
+    v->msg = mp_arena_strndup(c->A, msg, strlen(msg));
+    v->buffer = -1;
+    v->nodes[0] = v->nodes[1] = -1;
+    if (d) {
+        v->tensors[0] = d->t0;
+        v->tensors[1] = d->t1;
+        v->buffer = d->buffer;
+        v->n_ranges = d->n_ranges;
+        memcpy(v->ranges[0], d->r0, sizeof d->r0);
+        memcpy(v->ranges[1], d->r1, sizeof d->r1);
+        v->nodes[0] = d->n0;
+        v->nodes[1] = d->n1;
+    }
+}
+
+static void postorder(const mp_program *prog, const bool *reach, int32_t *order) {
+    uint32_t n = prog->n_graphs, k = 0;
+    uint8_t *seen = mp_xcalloc(n + 1, 1);
+    struct fr {
+        int32_t g;
+        uint32_t node;
+        int slot;
+    } *st = mp_xmalloc((n + 1) * sizeof *st);
+    for (uint32_t root = 0; root < n; root++) {
+        if (!reach[root] || seen[root]) continue;
+        size_t sp = 0;
+        st[sp++] = (struct fr){(int32_t)root, 0, 0};
+        seen[root] = 1;
+        while (sp) {
+            struct fr *f = &st[sp - 1];
+            const mp_graphdef *g = &prog->graphs[f->g];
+            if (f->node == g->n_nodes) {
+                order[k++] = f->g;
+                sp--;
+                continue;
+            }
+            int32_t child = g->nodes[f->node].sub[f->slot];
+            if (++f->slot == 2) f->slot = 0, f->node++;
+            if (child >= 0 && !seen[child]) {
+                seen[child] = 1;
+                st[sp++] = (struct fr){child, 0, 0};
+            }
+        }
+    }
+    mp_xfree(seen);
+    mp_xfree(st);
+}
+
+int32_t *mp_v_postorder_of(const vctx *c, uint32_t *n) {
+    uint32_t k = 0;
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) k += c->reach[gi];
+    int32_t *order = mp_xmalloc((k + 1) * sizeof *order);
+    postorder(c->prog, c->reach, order);
+    *n = k;
+    return order;
+}
