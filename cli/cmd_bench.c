@@ -16,6 +16,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #ifdef __GLIBC__
 #include <malloc.h> /* malloc_trim */
 #endif
@@ -176,6 +177,9 @@ typedef struct bstate {
     brow *rows;
     size_t n, cap;
     unsigned limit_s, repeat;
+    /* per profile and planner: it ran out of time at a smaller size, so
+     * a larger one is not tried (it would only wait out the limit) */
+    bool timed_out[MP_N_PROFILES + 1][MP_MAX_PLANNERS];
 } bstate;
 
 static void print_header(const char *title) {
@@ -212,18 +216,34 @@ static brow *add(bstate *s, const bcase *c, const char *algo, outcome o) {
     return &s->rows[s->n - 1];
 }
 
-/* greedy, then opt (and opt --exact when asked), with the speed-up */
-static void bench_case(bstate *s, const bcase *c, bool greedy, bool exact) {
-    outcome g = {0};
-    if (greedy) {
-        g = run_best(c, MP_ALGO_GREEDY, false, s->limit_s, s->repeat);
-        print_row(add(s, c, "greedy", g), 0);
+/* One planner on one case; `prof` is the generator profile (or
+ * MP_N_PROFILES) whose earlier timeouts it skips. */
+static outcome bench_one(bstate *s, const bcase *c, uint32_t algo, bool exact, uint32_t prof) {
+    if (s->timed_out[prof][algo]) { /* a timeout at 10x fewer tensors */
+        outcome o = {0};
+        o.status = 2;
+        o.ms = (double)s->limit_s * 1e3;
+        return o;
     }
-    outcome o = run_best(c, MP_ALGO_OPT, false, s->limit_s, s->repeat);
-    double speedup = greedy && o.ms > 0 && (g.status == 0 || g.status == 2) ? g.ms / o.ms : 0;
-    if (g.status == 2) speedup = -speedup;
-    print_row(add(s, c, "opt", o), speedup);
-    if (exact) print_row(add(s, c, "opt-exact", run_best(c, MP_ALGO_OPT, true, s->limit_s, s->repeat)), 0);
+    outcome o = run_best(c, algo, exact, s->limit_s, s->repeat);
+    if (o.status == 2 && prof < MP_N_PROFILES) s->timed_out[prof][algo] = true;
+    return o;
+}
+
+/* Every planner of the table on one case, the reference (greedy) first
+ * and each other one with its speed-up over it; opt --exact too when
+ * asked. */
+static void bench_case(bstate *s, const bcase *c, uint32_t prof, bool exact) {
+    outcome g = bench_one(s, c, MP_ALGO_GREEDY, false, prof);
+    print_row(add(s, c, mp_algo_name(MP_ALGO_GREEDY), g), 0);
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+        if (k == MP_ALGO_GREEDY) continue;
+        outcome o = bench_one(s, c, k, false, prof);
+        double speedup = o.ms > 0 && (g.status == 0 || g.status == 2) && o.status == 0 ? g.ms / o.ms : 0;
+        if (g.status == 2) speedup = -speedup;
+        print_row(add(s, c, mp_algo_name(k), o), speedup);
+    }
+    if (exact) print_row(add(s, c, "opt-exact", bench_one(s, c, MP_ALGO_OPT, true, prof)), 0);
 }
 
 static bool load_csv(bcase *c, const char *dir, const char *file, const char *family) {
@@ -254,26 +274,48 @@ static bool load_csv(bcase *c, const char *dir, const char *file, const char *fa
 
 /* -------------------------------------------------------------- summary */
 
+/* The row of planner `algo` on the case of row i (rows of one case are
+ * adjacent), or NULL. */
+static const brow *row_of(const bstate *s, size_t i, const char *algo) {
+    size_t lo = i, hi = i;
+    while (lo > 0 && !strcmp(s->rows[lo - 1].graph, s->rows[i].graph)) lo--;
+    while (hi + 1 < s->n && !strcmp(s->rows[hi + 1].graph, s->rows[i].graph)) hi++;
+    for (size_t k = lo; k <= hi; k++)
+        if (!strcmp(s->rows[k].algo, algo)) return &s->rows[k];
+    return NULL;
+}
+
+/* Per realistic profile, each planner's mean ratio over the sizes that
+ * greedy and opt both planned. */
+static void profile_means(const bstate *s, const char *family) {
+    double sum[MP_MAX_PLANNERS] = {0};
+    int n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const brow *g = &s->rows[i], *o = row_of(s, i, "opt");
+        if (strcmp(g->family, family) || strcmp(g->algo, "greedy") || !o || g->o.status || o->o.status) continue;
+        for (uint32_t k = 0; k < mp_planner_count(); k++) {
+            const brow *r = row_of(s, i, mp_algo_name(k));
+            sum[k] += r && r->o.status == 0 ? r->o.ratio : NAN;
+        }
+        n++;
+    }
+    if (!n) return;
+    printf("- %s: mean ratio opt %.4f, greedy %.4f (%d sizes both planned)", family, sum[MP_ALGO_OPT] / n,
+           sum[MP_ALGO_GREEDY] / n, n);
+    for (uint32_t k = 0; k < mp_planner_count(); k++)
+        if (k != MP_ALGO_OPT && k != MP_ALGO_GREEDY && isfinite(sum[k]))
+            printf("; %s %.4f", mp_algo_name(k), sum[k] / n);
+    printf("\n");
+}
+
 static void summary(const bstate *s) {
     printf("\n### Targets\n\n");
     static const char *const real[] = {"chain", "wide", "encdec", "transformer"};
-    for (int f = 0; f < 4; f++) {
-        double go = 0, oo = 0;
-        int n = 0;
-        for (size_t i = 0; i + 1 < s->n; i++) {
-            const brow *a = &s->rows[i], *b = &s->rows[i + 1];
-            if (strcmp(a->family, real[f]) || strcmp(a->algo, "greedy") || strcmp(b->algo, "opt")) continue;
-            if (a->o.status || b->o.status) continue;
-            go += a->o.ratio;
-            oo += b->o.ratio;
-            n++;
-        }
-        if (n) printf("- %s: mean ratio opt %.4f, greedy %.4f (%d sizes both planned)\n", real[f], oo / n, go / n, n);
-    }
+    for (int f = 0; f < 4; f++) profile_means(s, real[f]);
     unsigned worse = 0, pairs = 0;
-    for (size_t i = 0; i + 1 < s->n; i++) {
-        const brow *a = &s->rows[i], *b = &s->rows[i + 1];
-        if (strcmp(a->algo, "greedy") || strcmp(b->algo, "opt") || a->o.status || b->o.status) continue;
+    for (size_t i = 0; i < s->n; i++) {
+        const brow *a = &s->rows[i], *b = row_of(s, i, "opt");
+        if (strcmp(a->algo, "greedy") || !b || a->o.status || b->o.status) continue;
         pairs++;
         worse += b->o.bytes > a->o.bytes;
     }
@@ -321,8 +363,10 @@ static const char BENCH_HELP[] =
     "usage: memplan bench [--db FILE] [--data DIR] [--max-tensors N] [--limit S]\n"
     "                     [--repeat N]\n"
     "\n"
-    "Plan quality, planning time, peak memory and speed-up of opt over greedy,\n"
-    "side by side: generated graphs of 10^2 .. 10^6 tensors in every profile,\n"
+    "Plan quality, planning time, peak memory and speed-up over greedy of\n"
+    "every planner in the table, side by side: generated graphs of 10^2 ..\n"
+    "10^6 tensors in every profile (a planner that ran out of time on a\n"
+    "profile is not tried on its larger sizes),\n"
     "MiniMalloc's challenging instances (also with --exact) and idealloc's\n"
     "real-model instances.  Prints Markdown tables and records the run.\n"
     "\n"
@@ -359,7 +403,7 @@ int mp_cmd_bench(int argc, char **argv) {
             return mp_usage_error(a.cmd, "unknown option '%s'", arg);
         }
     }
-    bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat};
+    bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat, {{false}}};
     printf("# memplan bench (memplan %s, git %s)\n", MEMPLAN_VERSION, mp_git_revision());
     print_header("Generated graphs (alignment 16)");
     for (uint64_t n = 100; n <= max_tensors; n *= 10)
@@ -378,7 +422,7 @@ int mp_cmd_bench(int argc, char **argv) {
             c.alignment = 16;
             snprintf(c.name, sizeof c.name, "%s-%llu", mp_gen_profile_name(prof), (unsigned long long)n);
             snprintf(c.family, sizeof c.family, "%s", mp_gen_profile_name(prof));
-            bench_case(&s, &c, true, false);
+            bench_case(&s, &c, prof, false);
             mp_xfree(c.text);
         }
     print_header("MiniMalloc challenging instances (alignment 1, capacity 1048576)");
@@ -392,7 +436,7 @@ int mp_cmd_bench(int argc, char **argv) {
         snprintf(file, sizeof file, "%s.1048576.csv", mm[i]);
         if (!load_csv(&c, dir, file, "minimalloc")) continue;
         snprintf(c.name, sizeof c.name, "%s", mm[i]);
-        bench_case(&s, &c, true, true);
+        bench_case(&s, &c, MP_N_PROFILES, true);
         mp_xfree(c.text);
     }
     print_header("idealloc real-model instances (alignment 1)");
@@ -405,7 +449,7 @@ int mp_cmd_bench(int argc, char **argv) {
         snprintf(file, sizeof file, "%s.csv", ia[i]);
         if (!load_csv(&c, dir, file, "idealloc")) continue;
         snprintf(c.name, sizeof c.name, "%s", ia[i]);
-        bench_case(&s, &c, true, false);
+        bench_case(&s, &c, MP_N_PROFILES, false);
         mp_xfree(c.text);
     }
     summary(&s);
