@@ -42,6 +42,21 @@ typedef struct plan_args {
     bool verify;
 } plan_args;
 
+/* A planning option (the table of verify/harness/options.c), with its
+ * value when it takes one; false after a usage message. */
+static bool planning_option(mp_args *a, const mp_option_flag *f, mp_options *o) {
+    char num[24];
+    mp_err err;
+    if (f->takes_value) {
+        uint64_t v;
+        if (!mp_args_u64(a, f->name, f->lo, f->hi, &v)) return false;
+        snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    } else if (!mp_args_flag_ok(a, f->name)) {
+        return false;
+    }
+    return mp_option_set(o, f, f->takes_value ? num : NULL, &err) == MP_OK;
+}
+
 static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan plan");
@@ -51,8 +66,8 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     pa->out = "-";
     pa->verify = false;
     const char *arg;
+    const mp_option_flag *f;
     bool opt;
-    uint64_t v;
     bool algo_given = false;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) {
@@ -70,35 +85,15 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
                 return mp_usage_error(a.cmd, "unknown algorithm '%s' (want opt, greedy or naive)", name);
             pa->opts.algo = (uint32_t)algo;
             algo_given = true;
-        } else if (mp_args_is(&a, arg, "--alignment")) {
-            if (!mp_args_u64(&a, "--alignment", 1, MP_MAX_ALIGNMENT, &v)) return MP_EFORMAT;
-            pa->opts.alignment = (uint32_t)v;
-        } else if (mp_args_is(&a, arg, "--budget-ms")) {
-            if (!mp_args_u64(&a, "--budget-ms", 0, 3600000, &v)) return MP_EFORMAT;
-            pa->opts.budget_ms = (uint32_t)v;
-        } else if (mp_args_is(&a, arg, "--exact-ms")) {
-            if (!mp_args_u64(&a, "--exact-ms", 1, 3600000, &v)) return MP_EFORMAT;
-            pa->opts.exact_ms = (uint32_t)v;
-        } else if (mp_args_is(&a, arg, "--exact")) {
-            if (!mp_args_flag_ok(&a, "--exact")) return MP_EFORMAT;
-            pa->opts.exact = true;
+        } else if ((f = mp_option_find(arg, a.eq ? (size_t)(a.eq - arg) : strlen(arg)))) {
+            if (!planning_option(&a, f, &pa->opts)) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--verify")) {
             if (!mp_args_flag_ok(&a, "--verify")) return MP_EFORMAT;
             pa->verify = true;
         } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
             if (!(pa->out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
         } else {
-            static const char *const flags[] = {"--et-exact", "--no-alloc-inputs",
-                                                "--no-alloc-outputs",
-                                                "--no-alloc-mutable", "--per-device"};
-            bool *dst[] = {&pa->opts.et_exact, &pa->opts.alloc_inputs,
-                           &pa->opts.alloc_outputs, &pa->opts.alloc_mutable,
-                           &pa->opts.per_device};
-            int k = 0;
-            while (k < 5 && !mp_args_is(&a, arg, flags[k])) k++;
-            if (k == 5) return mp_usage_error(a.cmd, "unknown option '%s'", arg);
-            if (!mp_args_flag_ok(&a, flags[k])) return MP_EFORMAT;
-            *dst[k] = k == 0 || k == 4; /* --et-exact/--per-device set, others clear */
+            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
         }
     }
     if (!pa->graph) return mp_usage_error(a.cmd, "no graph file given");

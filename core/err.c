@@ -3,6 +3,11 @@
 
 #include <stdio.h>
 
+int mp_check_alignment(uint64_t a, mp_err *err) {
+    if (mp_alignment_ok(a)) return MP_OK;
+    return mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u", (unsigned)MP_MAX_ALIGNMENT);
+}
+
 void mp_err_clear(mp_err *err) {
     if (!err) return;
     err->code = MP_OK;

@@ -109,10 +109,16 @@ static inline bool mp_mul_u64(uint64_t a, uint64_t b, uint64_t *r) {
     return !__builtin_mul_overflow(a, b, r);
 }
 
-/* Exact round-up of n to a multiple of a (n < 2^62, a <= 2^30: no overflow). */
+/* n rounded up to a multiple of a (a >= 1); UINT64_MAX where that does
+ * not fit (never for sizes below 2^62 and a <= 2^30). */
 static inline uint64_t mp_align_up(uint64_t n, uint64_t a) {
-    return (n + a - 1) / a * a;
+    return n % a == 0 ? n : mp_sat_add_u64(n, a - n % a);
 }
+
+/* An alignment the planners and the format accept: 1..MP_MAX_ALIGNMENT. */
+static inline bool mp_alignment_ok(uint64_t a) { return a >= 1 && a <= MP_MAX_ALIGNMENT; }
+/* MP_EFORMAT unless mp_alignment_ok(a). */
+int mp_check_alignment(uint64_t a, mp_err *err);
 
 /* ------------------------------------------------------------------
  * The problem model both planners share (lifetime.c, table.c, align.c):
@@ -178,6 +184,19 @@ int32_t mp_inplace_root(const mp_graphdef *g, int32_t t);
 void mp_table_free(mp_table *t);
 /* map_body[g]: some reachable map/scan node runs graph g. */
 uint8_t *mp_map_bodies(const mp_program *p, const bool *reach);
+
+/* A plan's block for graph gi, as planners write it: its name, n_bufs
+ * buffer sizes and devices (copied), room for n_allocs allocs. */
+void mp_block_start(mp_graph_plan *gp, const mp_program *prog, uint32_t gi, const uint64_t *bufs,
+                    const mp_device *devs, uint32_t n_bufs, uint32_t n_allocs, mp_arena *A);
+/* One alloc line of the block: tensor t at offset in pool mem_id, with
+ * its lifetime from L. */
+void mp_block_add(mp_graph_plan *gp, const mp_graphdef *g, int32_t t, uint64_t mem_id, uint64_t obj,
+                  uint64_t offset, uint64_t size, const mp_life *L);
+
+/* Per-device planning refused where pre-assigned pools meet non-CPU
+ * tensors among the specs, as ExecuTorch does (MP_EPLAN). */
+int mp_check_pools_per_device(const mp_graphdef *g, const int32_t *specs, uint32_t n, mp_err *err);
 
 /* The free lines of one graph's block (repair D8). */
 void mp_add_frees(const mp_graphdef *g, const mp_life *L, mp_graph_plan *gp, mp_arena *A);

@@ -128,7 +128,7 @@ static int options_line(pp *p, ptok *tk, int nt) {
     pl->raw_alignment = v[0];
     for (int i = 0; i < 4; i++) pl->raw_flags[i] = v[1 + i];
     mp_options_default(&pl->opts);
-    pl->opts.alignment = v[0] >= 1 && v[0] <= MP_MAX_ALIGNMENT ? (uint32_t)v[0] : 1;
+    pl->opts.alignment = mp_alignment_ok(v[0]) ? (uint32_t)v[0] : 1;
     pl->opts.alloc_inputs = v[1] != 0;
     pl->opts.alloc_outputs = v[2] != 0;
     pl->opts.alloc_mutable = v[3] != 0;

@@ -56,6 +56,30 @@ mp_plan *mp_plan_new(const mp_options *o, const char *algo_name) {
     return plan;
 }
 
+void mp_block_start(mp_graph_plan *gp, const mp_program *prog, uint32_t gi, const uint64_t *bufs,
+                    const mp_device *devs, uint32_t n_bufs, uint32_t n_allocs, mp_arena *A) {
+    gp->name = prog->graphs[gi].name;
+    gp->graph = (int32_t)gi;
+    gp->n_buffers = gp->n_devices = n_bufs;
+    gp->buffers = mp_arena_memdup(A, bufs, n_bufs * sizeof *bufs);
+    gp->devices = mp_arena_memdup(A, devs, n_bufs * sizeof *devs);
+    gp->allocs = mp_arena_alloc(A, ((size_t)n_allocs + 1) * sizeof *gp->allocs);
+    gp->n_allocs = 0;
+}
+
+void mp_block_add(mp_graph_plan *gp, const mp_graphdef *g, int32_t t, uint64_t mem_id, uint64_t obj,
+                  uint64_t offset, uint64_t size, const mp_life *L) {
+    mp_alloc *a = &gp->allocs[gp->n_allocs++];
+    a->name = g->tensors[t].name;
+    a->tensor = t;
+    a->mem_id = mem_id;
+    a->obj = obj;
+    a->offset = offset;
+    a->size = size;
+    a->life_start = L->start[t];
+    a->life_end = L->end[t];
+}
+
 void mp_plan_free(mp_plan *plan) {
     if (plan) mp_arena_free(plan->arena);
 }

@@ -111,3 +111,20 @@ void mp_add_frees(const mp_graphdef *g, const mp_life *L, mp_graph_plan *gp, mp_
         }
     }
 }
+
+/* ExecuTorch refuses per-device planning when pre-assigned pools meet
+ * non-CPU tensors (NotImplementedError in _partition_specs_by_device). */
+int mp_check_pools_per_device(const mp_graphdef *g, const int32_t *specs, uint32_t n, mp_err *err) {
+    bool non_cpu = false, pools = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const mp_tensor *t = &g->tensors[specs[i]];
+        non_cpu |= t->device.type != MP_DEV_CPU;
+        pools |= t->mem_id != 0;
+    }
+    if (non_cpu && pools)
+        return mp_err_set(err, MP_EPLAN,
+                          "graph '%s': per-device planning cannot be combined with "
+                          "pre-assigned mem_id pools (ExecuTorch raises NotImplementedError)",
+                          g->name);
+    return MP_OK;
+}

@@ -415,15 +415,6 @@ static void decode_options(dec *d, mp_options *o) {
 }
 
 /* "# options: --alignment 8 --no-alloc-inputs --per-device ..." */
-static bool number(const char *w, unsigned long lo, unsigned long hi, uint32_t *out) {
-    char *stop = NULL;
-    if (!w || !*w) return false;
-    unsigned long v = strtoul(w, &stop, 10);
-    if (*stop || v < lo || v > hi) return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
 static void text_options(const char *s, size_t n, mp_options *o) {
     static const char key[] = "# options:";
     mp_options_default(o);
@@ -445,14 +436,14 @@ static void text_options(const char *s, size_t n, mp_options *o) {
                 w[nw++] = t;
             for (uint32_t i = 0; i < nw; i++) {
                 const char *next = i + 1 < nw ? w[i + 1] : NULL;
-                if (strcmp(w[i], "--alignment") == 0 && number(next, 1, MP_MAX_ALIGNMENT, &o->alignment)) i++;
-                else if (strcmp(w[i], "--budget-ms") == 0 && number(next, 0, 50, &o->budget_ms)) i++;
-                else if (strcmp(w[i], "--exact-ms") == 0 && number(next, 1, 50, &o->exact_ms)) i++;
-                else if (strcmp(w[i], "--no-alloc-inputs") == 0) o->alloc_inputs = false;
-                else if (strcmp(w[i], "--no-alloc-outputs") == 0) o->alloc_outputs = false;
-                else if (strcmp(w[i], "--no-alloc-mutable") == 0) o->alloc_mutable = false;
-                else if (strcmp(w[i], "--per-device") == 0) o->per_device = true;
-                else if (strcmp(w[i], "--exact") == 0) o->exact = true;
+                const mp_option_flag *f = mp_option_find(w[i], strlen(w[i]));
+                mp_options t = *o;
+                mp_err err;
+                if (!f || !strcmp(f->name, "--et-exact")) continue; /* both modes are checked */
+                /* a fuzz input stays fast: an effort past 50 is not taken */
+                if (mp_option_set(&t, f, next, &err) || t.budget_ms > 50 || t.exact_ms > 50) continue;
+                *o = t;
+                if (f->takes_value) i++;
             }
         }
         s = e;

@@ -177,6 +177,20 @@ typedef struct mp_check_result {
 void mp_check_graph(const mp_program *prog, const mp_options *opts, const uint32_t *algos,
                     uint32_t n_algos, mp_check_result *r);
 uint64_t mp_peak_rss_kb(void);
+/* The planning options as command-line flags (verify/harness/options.c):
+ * the one table `memplan plan`, the harness's reproducers and the fuzz
+ * targets' "# options:" lines use. */
+typedef struct mp_option_flag {
+    const char *name;  /* "--alignment" */
+    bool takes_value;  /* a number in [lo, hi] follows */
+    uint64_t lo, hi;
+    int field;
+} mp_option_flag;
+
+/* The flag named by name[0..len), or NULL when it is no planning option. */
+const mp_option_flag *mp_option_find(const char *name, size_t len);
+/* Apply it (value: its number as text, for flags that take one). */
+int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_err *err);
 /* The options as command-line flags ("--alignment 8 --per-device ..."). */
 void mp_options_to_args(const mp_options *o, char *buf, size_t n);
 

@@ -8,12 +8,6 @@
  * the peak. */
 #include "opt_internal.h"
 
-static uint64_t round_up(uint64_t v, uint32_t a) {
-    uint64_t r;
-    if (v % a == 0) return v;
-    return mp_add_u64(v, a - v % a, &r) ? r : UINT64_MAX;
-}
-
 /* Bytes the sub-graphs of node `n` need in buffer b (0 when none): as
  * laid out, or (bound) at their lower bounds. */
 static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b, bool bound) {
@@ -21,7 +15,7 @@ static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b, bool bou
     for (int s = 0; s < 2; s++) {
         int32_t sg = nd->sub[s];
         if (sg < 0 || b >= c->g[sg].n_buf) continue;
-        uint64_t v = round_up(bound ? c->g[sg].hlb[b] : c->g[sg].local[b], c->o->alignment);
+        uint64_t v = mp_align_up(bound ? c->g[sg].hlb[b] : c->g[sg].local[b], c->o->alignment);
         if (v > need) need = v;
     }
     return need;

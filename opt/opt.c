@@ -22,22 +22,6 @@
 
 /* ------------------------------------------------------------- checks */
 
-static int check_pools(octx *c, uint32_t gi) {
-    const ograph *G = &c->g[gi];
-    const mp_graphdef *g = &c->prog->graphs[gi];
-    bool non_cpu = false, pools = false;
-    for (uint32_t i = 0; i < G->n_specs; i++) {
-        non_cpu |= g->tensors[G->specs[i]].device.type != MP_DEV_CPU;
-        pools |= g->tensors[G->specs[i]].mem_id != 0;
-    }
-    if (c->o->per_device && non_cpu && pools)
-        return mp_err_set(c->err, MP_EPLAN,
-                          "graph '%s': per-device planning cannot be combined with "
-                          "pre-assigned mem_id pools (ExecuTorch raises NotImplementedError)",
-                          g->name);
-    return MP_OK;
-}
-
 /* The reference's in-place rules: the base (through views) is planned in
  * the same partition, the chain is no cycle, the tensor is no larger. */
 static int check_inplace(octx *c, uint32_t gi) {
@@ -93,7 +77,7 @@ static int prepare(octx *c, uint32_t gi) {
         G->asize[t] = mp_ref_align_exact(g->tensors[t].size, c->o->alignment);
         G->bidx[t] = mp_table_index(&c->table, c->o, &g->tensors[t]);
     }
-    int rc = check_pools(c, gi);
+    int rc = c->o->per_device ? mp_check_pools_per_device(g, G->specs, G->n_specs, c->err) : MP_OK;
     if (rc == MP_OK) rc = check_inplace(c, gi);
     for (uint32_t i = 0; rc == MP_OK && i < G->n_specs; i++) {
         int32_t t = G->specs[i];
@@ -181,19 +165,18 @@ static mp_device device_of(const octx *c, uint32_t b) {
 static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *A) {
     const ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    gp->name = g->name;
-    gp->graph = (int32_t)gi;
-    gp->n_buffers = gp->n_devices = G->n_buf;
-    gp->buffers = mp_arena_alloc(A, G->n_buf * sizeof *gp->buffers);
-    gp->devices = mp_arena_alloc(A, G->n_buf * sizeof *gp->devices);
+    uint64_t *bufs = mp_xcalloc(G->n_buf + 1, sizeof *bufs);
+    mp_device *devs = mp_xcalloc(G->n_buf + 1, sizeof *devs);
     uint8_t *has = mp_xcalloc(G->n_buf + 1, 1); /* zero-size tensors count too */
     for (uint32_t i = 0; i < G->n_specs; i++) has[G->bidx[G->specs[i]]] = 1;
     for (uint32_t b = 0; b < G->n_buf; b++) {
-        gp->devices[b] = b ? device_of(c, b) : (mp_device){MP_DEV_CPU, 0};
-        gp->buffers[b] = b && (G->local[b] || has[b]) ? G->base[b] + G->local[b] : 0;
+        devs[b] = b ? device_of(c, b) : (mp_device){MP_DEV_CPU, 0};
+        bufs[b] = b && (G->local[b] || has[b]) ? G->base[b] + G->local[b] : 0;
     }
     mp_xfree(has);
-    gp->allocs = mp_arena_alloc(A, (G->n_specs + 1) * sizeof *gp->allocs);
+    mp_block_start(gp, c->prog, gi, bufs, devs, G->n_buf, G->n_specs, A);
+    mp_xfree(bufs);
+    mp_xfree(devs);
     uint64_t *next = mp_xcalloc(G->n_buf + 1, sizeof *next);
     int64_t *obj = mp_xmalloc((g->n_tensors + 1) * sizeof *obj);
     for (uint32_t t = 0; t < g->n_tensors; t++) obj[t] = -1;
@@ -202,15 +185,8 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
         int32_t r = G->family[t];
         uint32_t b = (uint32_t)G->bidx[t];
         if (obj[r] < 0) obj[r] = (int64_t)next[b]++;
-        mp_alloc *a = &gp->allocs[gp->n_allocs++];
-        a->name = g->tensors[t].name;
-        a->tensor = (int32_t)t;
-        a->mem_id = b;
-        a->obj = (uint64_t)obj[r];
-        a->offset = G->base[b] + G->loff[t];
-        a->size = G->asize[t];
-        a->life_start = G->life.start[t];
-        a->life_end = G->life.end[t];
+        mp_block_add(gp, g, (int32_t)t, b, (uint64_t)obj[r], G->base[b] + G->loff[t], G->asize[t],
+                     &G->life);
     }
     mp_xfree(next);
     mp_xfree(obj);
@@ -308,10 +284,7 @@ static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_e
 static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
                       pk_packer pack, const char *algo_name, mp_err *err) {
     mp_err_clear(err);
-    if (o->alignment < 1 || o->alignment > MP_MAX_ALIGNMENT) {
-        mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u", (unsigned)MP_MAX_ALIGNMENT);
-        return NULL;
-    }
+    if (mp_check_alignment(o->alignment, err)) return NULL;
     uint32_t ng = prog->n_graphs;
     octx c = {0};
     c.prog = prog;

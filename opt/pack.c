@@ -235,61 +235,18 @@ static void insertion_sort(span *v, uint32_t n) {
     }
 }
 
-static inline void swap_spans(span *a, span *b) {
-    span t = *a;
-    *a = *b;
-    *b = t;
-}
-
-static void sift_down(span *v, uint32_t n, uint32_t i) {
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n) return;
-        if (c + 1 < n && v[c + 1].lo > v[c].lo) c++;
-        if (v[c].lo <= v[i].lo) return;
-        swap_spans(&v[i], &v[c]);
-        i = c;
-    }
-}
-
-/* Introsort by start: quicksort with a median-of-three pivot and a
- * three-way partition (many equal offsets), heapsort past a depth limit,
- * insertion sort for short runs.  O(n log n) worst case. */
-static void sort_spans_range(span *v, uint32_t n, int depth) {
-    while (n > 16) {
-        if (depth-- == 0) {
-            for (uint32_t i = n / 2; i-- > 0;) sift_down(v, n, i);
-            for (uint32_t m = n; m > 1; m--) {
-                swap_spans(&v[0], &v[m - 1]);
-                sift_down(v, m - 1, 0);
-            }
-            return;
-        }
-        uint64_t a = v[0].lo, b = v[n / 2].lo, c = v[n - 1].lo;
-        uint64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        uint32_t lt = 0, i = 0, gt = n; /* [0,lt) < p, [lt,i) == p, [gt,n) > p */
-        while (i < gt) {
-            if (v[i].lo < p) swap_spans(&v[lt++], &v[i++]);
-            else if (v[i].lo > p) swap_spans(&v[i], &v[--gt]);
-            else i++;
-        }
-        if (lt < n - gt) { /* recurse on the smaller side */
-            sort_spans_range(v, lt, depth);
-            v += gt;
-            n -= gt;
-        } else {
-            sort_spans_range(v + gt, n - gt, depth);
-            n = lt;
-        }
-    }
-    insertion_sort(v, n);
+static int cmp_span_lo(const void *a, const void *b) {
+    uint64_t x = ((const span *)a)->lo, y = ((const span *)b)->lo;
+    return (x > y) - (x < y);
 }
 
 /* Sort byte ranges by start: distribute into n buckets by start / (max +
- * 1), then sort each bucket, by insertion when it is short and by
- * introsort when offsets crowd it (a few huge items above many small
- * ones put most offsets in the lowest buckets).  O(n) for even offsets,
- * O(n log n) at worst.  This is the packer's hot loop. */
+ * 1), then sort each bucket, by insertion when it is short and by qsort
+ * when offsets crowd it (a few huge items above many small ones put most
+ * offsets in the lowest buckets).  O(n) for even offsets, O(n log n) at
+ * worst.  This is the packer's hot loop.  Spans of equal start may come
+ * out in any order: a gap is found between starts, so the layout does not
+ * depend on it. */
 static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
     if (n < 32) {
         insertion_sort(k->busy, n);
@@ -311,7 +268,7 @@ static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
     for (uint32_t b = 0, at = 0; b < nb; at = k->bucket[b++]) {
         uint32_t m = k->bucket[b] - at;
         if (m <= 16) insertion_sort(k->busy2 + at, m);
-        else sort_spans_range(k->busy2 + at, m, 2 * mp_pk_bit_width(m));
+        else qsort(k->busy2 + at, m, sizeof *k->busy2, cmp_span_lo);
     }
     return k->busy2;
 }

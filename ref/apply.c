@@ -95,24 +95,6 @@ static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
     return MP_OK;
 }
 
-/* ExecuTorch refuses per-device planning when pre-assigned pools meet
- * non-CPU tensors (NotImplementedError in _partition_specs_by_device). */
-static int check_pools_vs_devices(run *R, const mp_graphdef *g,
-                                  const int32_t *specs, uint32_t n) {
-    bool non_cpu = false, pools = false;
-    for (uint32_t i = 0; i < n; i++) {
-        const mp_tensor *t = &g->tensors[specs[i]];
-        non_cpu |= t->device.type != MP_DEV_CPU;
-        pools |= t->mem_id != 0;
-    }
-    if (non_cpu && pools)
-        return mp_err_set(R->err, MP_EPLAN,
-                          "graph '%s': per-device planning cannot be combined "
-                          "with pre-assigned mem_id pools (ExecuTorch raises "
-                          "NotImplementedError)", g->name);
-    return MP_OK;
-}
-
 /* Run the algorithm on one partition and record the results on the specs:
  * mem_id = local pool - 1 + base (ExecuTorch's remap). */
 static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
@@ -260,7 +242,7 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
     int rc = plan_subgraphs(R, gi, depth, &merged);
     /* ExecuTorch plans sub-graphs without per-device partitioning (D7) */
     bool per_dev = R->o->per_device && (depth == 0 || !R->o->et_exact);
-    if (rc == MP_OK && per_dev) rc = check_pools_vs_devices(R, g, specs, n);
+    if (rc == MP_OK && per_dev) rc = mp_check_pools_per_device(g, specs, n, R->err);
     u64vec out = {0};
     mp_device *devs = NULL;
     if (rc == MP_OK) {
@@ -292,39 +274,18 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
 static void fill_block(const run *R, int32_t gi, mp_graph_plan *gp, mp_arena *A) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     const gstate *S = &R->gs[gi];
-    gp->name = g->name;
-    gp->graph = gi;
-    gp->n_buffers = gp->n_devices = S->n_bufs;
-    gp->buffers = mp_arena_memdup(A, S->bufs, S->n_bufs * sizeof *S->bufs);
-    gp->devices = mp_arena_memdup(A, S->devs, S->n_bufs * sizeof *S->devs);
     uint32_t n = 0;
     for (uint32_t t = 0; t < g->n_tensors; t++) n += S->planned[t];
-    gp->allocs = mp_arena_alloc(A, (n + 1) * sizeof *gp->allocs);
-    for (uint32_t t = 0; t < g->n_tensors; t++) {
-        if (!S->planned[t]) continue;
-        mp_alloc *a = &gp->allocs[gp->n_allocs++];
-        a->name = g->tensors[t].name;
-        a->tensor = (int32_t)t;
-        a->mem_id = S->mem_id[t];
-        a->obj = S->obj[t];
-        a->offset = S->offset[t];
-        a->size = S->size[t];
-        a->life_start = S->life.start[t];
-        a->life_end = S->life.end[t];
-    }
+    mp_block_start(gp, R->prog, (uint32_t)gi, S->bufs, S->devs, S->n_bufs, n, A);
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+        if (S->planned[t])
+            mp_block_add(gp, g, (int32_t)t, S->mem_id[t], S->obj[t], S->offset[t], S->size[t], &S->life);
     if (!R->o->et_exact) mp_add_frees(g, &S->life, gp, A); /* repair D8 */
-}
-
-static int check_options(const mp_options *o, mp_err *err) {
-    if (o->alignment < 1 || o->alignment > MP_MAX_ALIGNMENT)
-        return mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u",
-                          (unsigned)MP_MAX_ALIGNMENT);
-    return MP_OK;
 }
 
 static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive, mp_err *err) {
     mp_err_clear(err);
-    if (check_options(o, err)) return NULL;
+    if (mp_check_alignment(o->alignment, err)) return NULL;
     uint32_t ng = prog->n_graphs;
     bool *reach = mp_xcalloc(ng, sizeof *reach);
     mp_graph_reachable(prog, reach);

@@ -16,7 +16,7 @@ static void check_options(vctx *c) {
     const mp_plan *p = c->plan;
     static const char *const flag_names[] = {"alloc_inputs", "alloc_outputs",
                                              "alloc_mutable", "per_device"};
-    if (p->raw_alignment < 1 || p->raw_alignment > MP_MAX_ALIGNMENT) {
+    if (!mp_alignment_ok(p->raw_alignment)) {
         mp_v_violation(c, "", MP_RULE_CONSISTENCY, "options", NULL,
                     "options: alignment=%llu is not in 1..%u; sizes and offsets "
                     "are not checked", (unsigned long long)p->raw_alignment,

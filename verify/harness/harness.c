@@ -50,13 +50,6 @@ void mp_harness_case(uint64_t seed, uint64_t i, mp_gen_options *g, mp_options *o
 #undef TAKE
 }
 
-void mp_options_to_args(const mp_options *o, char *buf, size_t n) {
-    snprintf(buf, n, "--alignment %u%s%s%s%s%s", o->alignment,
-             o->alloc_inputs ? "" : " --no-alloc-inputs", o->alloc_outputs ? "" : " --no-alloc-outputs",
-             o->alloc_mutable ? "" : " --no-alloc-mutable", o->per_device ? " --per-device" : "",
-             o->et_exact ? " --et-exact" : "");
-}
-
 static void case_label(uint64_t seed, uint64_t i, const mp_gen_options *g, const mp_options *o,
                        char *id, size_t idn, char *opts, size_t on) {
     char args[200], dev[24];
