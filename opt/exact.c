@@ -141,12 +141,11 @@ static int solve_pieces(xs *x, part p, const uint32_t *zero, uint32_t n_zero) {
     return st;
 }
 
-static int search(xs *x, part p, uint64_t last_off, uint32_t last_rank, uint32_t left) {
-    if (!left) return X_FOUND;
-    if (!x->nodes_left || x->work >= x->work_cap) return X_ABORT;
-    x->nodes_left--;
-    x->nodes_total++;
-    x->work += 2u * p.n + (p.hi - p.lo);
+/* The unplaced items of part p that may go next, on the stack from its
+ * current top, sorted by (minimum offset, rank): those that could start
+ * below every other's top, in the canonical order after the last one
+ * placed (last_off, last_rank).  Returns how many. */
+static size_t gather_candidates(xs *x, part p, uint64_t last_off, uint32_t last_rank) {
     uint64_t min_h = UINT64_MAX; /* the lowest top any unplaced item could reach */
     for (uint32_t q = 0; q < p.n; q++) {
         uint32_t i = x->stack[p.at + q];
@@ -169,85 +168,132 @@ static int search(xs *x, part p, uint64_t last_off, uint32_t last_rank, uint32_t
         }
         x->stack[base + j] = v;
     }
+    return nc;
+}
+
+/* Undo log positions of one placement: a's section floors, then its
+ * neighbours' minimum offsets, then the floors raised by inference. */
+typedef struct marks {
+    size_t floors, offsets, inferred;
+} marks;
+
+/* Item i placed at its minimum offset: its sections' floors rise to its
+ * top, its unplaced neighbours' minimum offsets too; *hatless when no
+ * neighbour is unplaced.  Returns how many sections were touched (listed
+ * in x->touched_list). */
+static uint32_t place_item(xs *x, uint32_t i, marks *m, bool *hatless) {
+    xitem *a = &x->it[i];
+    uint64_t top = x->mo[i] + a->size;
+    x->placed[i] = 1;
+    a->off = x->mo[i];
+    m->floors = x->n_log;
+    for (uint32_t k = a->a; k <= a->b; k++) {
+        log_push(x, k, x->floor[k]);
+        x->floor[k] = top;
+        x->total[k] -= a->size;
+    }
+    *hatless = true;
+    uint32_t n_touched = 0;
+    m->offsets = x->n_log;
+    for (uint32_t q = x->adj_at[i]; q < x->adj_at[i + 1]; q++) {
+        uint32_t j = x->adj[q];
+        if (x->placed[j]) continue;
+        *hatless = false;
+        if (x->mo[j] >= top) continue;
+        log_push(x, j, x->mo[j]);
+        x->mo[j] = top;
+        /* only a section whose floor is below `top` can see its least
+         * minimum offset rise above the floor */
+        const xitem *b = &x->it[j];
+        for (uint32_t k = b->a; k <= b->b; k++)
+            if (!x->touched[k] && x->floor[k] < top) x->touched[k] = 1, x->touched_list[n_touched++] = k;
+    }
+    return n_touched;
+}
+
+/* A touched section's floor rises to the least minimum offset of its
+ * unplaced items when that is above it (stop at the first unplaced
+ * member at or below the floor). */
+static void infer_floors(xs *x, uint32_t n_touched) {
+    for (uint32_t t = 0; t < n_touched; t++) {
+        uint32_t k = x->touched_list[t];
+        x->touched[k] = 0;
+        uint64_t least = UINT64_MAX, fl = x->floor[k];
+        uint32_t q = x->sec_at[k], end = x->sec_at[k + 1];
+        for (; q < end; q++) {
+            uint32_t m = x->sec_items[q];
+            if (x->placed[m]) continue;
+            if (x->mo[m] <= fl) break;
+            if (x->mo[m] < least) least = x->mo[m];
+        }
+        x->work += q - x->sec_at[k] + 1;
+        if (q == end && least != UINT64_MAX && least > fl) {
+            log_push(x, k, fl);
+            x->floor[k] = least;
+        }
+    }
+}
+
+static int search(xs *x, part p, uint64_t last_off, uint32_t last_rank, uint32_t left);
+
+/* The rest of part p after item i went at off: split into independent
+ * pieces where a boundary inside i's range lost its last item across it,
+ * else one search further. */
+static int search_rest(xs *x, part p, uint32_t i, uint64_t off, uint32_t left) {
+    const xitem *a = &x->it[i];
+    uint32_t zero_buf[64], n_zero = 0;
+    bool many = false;
+    for (uint32_t k = a->a; k < a->b; k++)
+        if (--x->cuts[k] == 0 && k >= p.lo && k + 1 < p.hi) {
+            if (n_zero < 64) zero_buf[n_zero++] = k;
+            else many = true;
+        }
+    int result = n_zero && !many ? solve_pieces(x, p, zero_buf, n_zero)
+                                 : search(x, p, off, x->rank[i], left - 1);
+    for (uint32_t k = a->a; k < a->b; k++) x->cuts[k]++;
+    return result;
+}
+
+/* Take item i back out: sections' totals, then the log back to m. */
+static void unplace_item(xs *x, uint32_t i, const marks *m) {
+    const xitem *a = &x->it[i];
+    for (uint32_t k = a->a; k <= a->b; k++) x->total[k] += a->size;
+    while (x->n_log > m->inferred) { /* floors raised by inference */
+        undo u = x->log[--x->n_log];
+        x->floor[u.idx] = u.old;
+    }
+    while (x->n_log > m->offsets) { /* minimum offsets */
+        undo u = x->log[--x->n_log];
+        x->mo[u.idx] = u.old;
+    }
+    while (x->n_log > m->floors) { /* floors of a's sections */
+        undo u = x->log[--x->n_log];
+        x->floor[u.idx] = u.old;
+    }
+    x->placed[i] = 0;
+}
+
+static int search(xs *x, part p, uint64_t last_off, uint32_t last_rank, uint32_t left) {
+    if (!left) return X_FOUND;
+    if (!x->nodes_left || x->work >= x->work_cap) return X_ABORT;
+    x->nodes_left--;
+    x->nodes_total++;
+    x->work += 2u * p.n + (p.hi - p.lo);
+    size_t base = x->n_stack, nc = gather_candidates(x, p, last_off, last_rank);
     int result = X_NONE;
-    uint32_t zero_buf[64];
     for (size_t c = 0; c < nc && result == X_NONE; c++) {
         uint32_t i = x->stack[base + c];
-        xitem *a = &x->it[i];
-        uint64_t off = x->mo[i], top = off + a->size;
-        if (top > x->cap) continue;
-        x->placed[i] = 1;
-        a->off = off;
-        size_t fmark = x->n_log;
-        for (uint32_t k = a->a; k <= a->b; k++) {
-            log_push(x, k, x->floor[k]);
-            x->floor[k] = top;
-            x->total[k] -= a->size;
-        }
-        bool hatless = true;
-        uint32_t n_touched = 0;
-        size_t mmark = x->n_log;
-        for (uint32_t q = x->adj_at[i]; q < x->adj_at[i + 1]; q++) {
-            uint32_t j = x->adj[q];
-            if (x->placed[j]) continue;
-            hatless = false;
-            if (x->mo[j] >= top) continue;
-            log_push(x, j, x->mo[j]);
-            x->mo[j] = top;
-            /* only a section whose floor is below `top` can see its least
-             * minimum offset rise above the floor */
-            const xitem *b = &x->it[j];
-            for (uint32_t k = b->a; k <= b->b; k++)
-                if (!x->touched[k] && x->floor[k] < top) x->touched[k] = 1, x->touched_list[n_touched++] = k;
-        }
-        size_t umark = x->n_log;
-        for (uint32_t t = 0; t < n_touched; t++) {
-            uint32_t k = x->touched_list[t];
-            x->touched[k] = 0;
-            /* whether the least exceeds the floor: stop at the first
-             * unplaced member at or below it */
-            uint64_t least = UINT64_MAX, fl = x->floor[k];
-            uint32_t q = x->sec_at[k], end = x->sec_at[k + 1];
-            for (; q < end; q++) {
-                uint32_t m = x->sec_items[q];
-                if (x->placed[m]) continue;
-                if (x->mo[m] <= fl) break;
-                if (x->mo[m] < least) least = x->mo[m];
-            }
-            x->work += q - x->sec_at[k] + 1;
-            if (q == end && least != UINT64_MAX && least > fl) {
-                log_push(x, k, fl);
-                x->floor[k] = least;
-            }
-        }
+        const xitem *a = &x->it[i];
+        uint64_t off = x->mo[i];
+        if (off + a->size > x->cap) continue;
+        marks m;
+        bool hatless;
+        uint32_t n_touched = place_item(x, i, &m, &hatless);
+        m.inferred = x->n_log;
+        infer_floors(x, n_touched);
         x->work += x->adj_at[i + 1] - x->adj_at[i] + 2u * (a->b - a->a + 1);
-        if (sections_fit(x, p.lo, p.hi, off)) {
-            /* boundaries inside a's range lose an item across them */
-            uint32_t n_zero = 0;
-            bool many = false;
-            for (uint32_t k = a->a; k < a->b; k++)
-                if (--x->cuts[k] == 0 && k >= p.lo && k + 1 < p.hi) {
-                    if (n_zero < 64) zero_buf[n_zero++] = k;
-                    else many = true;
-                }
-            if (n_zero && !many) result = solve_pieces(x, p, zero_buf, n_zero);
-            else result = search(x, p, off, x->rank[i], left - 1);
-            for (uint32_t k = a->a; k < a->b; k++) x->cuts[k]++;
-        }
-        for (uint32_t k = a->a; k <= a->b; k++) x->total[k] += a->size;
-        while (x->n_log > umark) { /* floors raised by inference */
-            undo u = x->log[--x->n_log];
-            x->floor[u.idx] = u.old;
-        }
-        while (x->n_log > mmark) { /* minimum offsets */
-            undo u = x->log[--x->n_log];
-            x->mo[u.idx] = u.old;
-        }
-        while (x->n_log > fmark) { /* floors of a's sections */
-            undo u = x->log[--x->n_log];
-            x->floor[u.idx] = u.old;
-        }
-        x->placed[i] = 0;
+        if (sections_fit(x, p.lo, p.hi, off)) result = search_rest(x, p, i, off, left);
+        unplace_item(x, i, &m);
         if (result == X_NONE && hatless) break;
     }
     x->n_stack = base;
@@ -343,155 +389,195 @@ static uint64_t count_conflicts(const xs *x) {
     return pairs;
 }
 
-uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
-                  bool *proved, uint64_t *proved_bound, uint64_t *work) {
-    *proved = best <= lower;
-    *proved_bound = lower;
-    xs x = {0};
-    uint32_t *map = mp_xmalloc((n + 1) * sizeof *map);
-    x.it = mp_xcalloc(n + 1, sizeof *x.it);
+/* The search's items: the non-empty, movable ones (map: their index in
+ * items[]). */
+static void load_items(xs *x, const pk_item *items, uint32_t n, uint32_t *map) {
+    x->it = mp_xcalloc(n + 1, sizeof *x->it);
     for (uint32_t i = 0; i < n; i++) {
         if (!items[i].size || items[i].fixed) continue;
-        map[x.n] = i;
-        xitem *a = &x.it[x.n++];
+        map[x->n] = i;
+        xitem *a = &x->it[x->n++];
         a->size = items[i].size;
         a->s = items[i].start;
         a->e = items[i].end;
         a->width = (uint64_t)(a->e - a->s + 1);
         if (!mp_mul_u64(a->size, a->width, &a->area)) a->area = UINT64_MAX;
     }
-    /* the search adds sizes without overflow checks: it runs only where
-     * the sizes and the fixed items' tops sum below 2^64 */
+}
+
+/* The search adds sizes without overflow checks: it runs only where the
+ * sizes and the fixed items' tops sum below 2^64. */
+static bool sums_fit(const pk_item *items, uint32_t n) {
     uint64_t sum = 0;
     for (uint32_t i = 0; i < n; i++) sum = mp_sat_add_u64(sum, items[i].size);
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) sum = mp_sat_add_u64(sum, items[i].offset);
-    if (*proved || !x.n || sum == UINT64_MAX) {
+    return sum != UINT64_MAX;
+}
+
+/* First of the ns sorted ends at or after t. */
+static uint32_t first_end_from(const int32_t *ends, uint32_t ns, int32_t t) {
+    uint32_t lo = 0, hi = ns;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (ends[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Sections: one per distinct end time; each item's range of them.
+ * Returns the sorted distinct ends (x->n_sec of them). */
+static int32_t *make_sections(xs *x) {
+    int32_t *ends = mp_xmalloc((x->n + 1) * sizeof *ends);
+    for (uint32_t i = 0; i < x->n; i++) ends[i] = x->it[i].e;
+    qsort(ends, x->n, sizeof *ends, cmp_i32);
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < x->n; i++)
+        if (!ns || ends[ns - 1] != ends[i]) ends[ns++] = ends[i];
+    x->n_sec = ns;
+    for (uint32_t i = 0; i < x->n; i++) {
+        x->it[i].a = first_end_from(ends, ns, x->it[i].s);
+        x->it[i].b = first_end_from(ends, ns, x->it[i].e);
+    }
+    return ends;
+}
+
+/* The search's tables (every conflict pair, every item in each section
+ * it spans) and the quadratic scan that builds them fit the budget and
+ * memory; past that the search is not tried at all. */
+static bool tables_fit(const xs *x, uint64_t budget) {
+    uint64_t spans = 0;
+    for (uint32_t i = 0; i < x->n; i++) spans += (uint64_t)(x->it[i].b - x->it[i].a) + 1;
+    uint64_t entries = 2 * count_conflicts(x) + spans;
+    return entries <= EXACT_MAX_ENTRIES && entries + (uint64_t)x->n * x->n / 2 <= budget;
+}
+
+/* Per section, the top of the fixed items live there: the floor no
+ * movable item goes below. */
+static uint64_t *fixed_floors(const pk_item *items, uint32_t n, const int32_t *ends, uint32_t ns) {
+    uint64_t *floor = mp_xcalloc(ns + 1, sizeof *floor);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].fixed || !items[i].size) continue;
+        uint64_t top = items[i].offset + items[i].size;
+        for (uint32_t k = 0; k < ns; k++)
+            if (ends[k] >= items[i].start && ends[k] <= items[i].end && top > floor[k]) floor[k] = top;
+    }
+    return floor;
+}
+
+/* Conflict lists (small n: a plain scan), section lists, and the
+ * search's per-item and per-section state. */
+static void build_tables(xs *x) {
+    uint32_t ns = x->n_sec;
+    x->adj_at = mp_xcalloc(x->n + 2, sizeof *x->adj_at);
+    size_t cap_adj = 0, na = 0;
+    for (uint32_t i = 0; i < x->n; i++) {
+        x->adj_at[i] = (uint32_t)na;
+        for (uint32_t j = 0; j < x->n; j++)
+            if (j != i && x->it[i].s <= x->it[j].e && x->it[j].s <= x->it[i].e)
+                MP_VEC_PUSH(x->adj, na, cap_adj, j);
+    }
+    x->adj_at[x->n] = (uint32_t)na;
+    x->sec_at = mp_xcalloc(ns + 2, sizeof *x->sec_at);
+    for (uint32_t i = 0; i < x->n; i++)
+        for (uint32_t k = x->it[i].a; k <= x->it[i].b; k++) x->sec_at[k + 1]++;
+    for (uint32_t k = 0; k < ns; k++) x->sec_at[k + 1] += x->sec_at[k];
+    x->sec_items = mp_xmalloc((x->sec_at[ns] + 1) * sizeof *x->sec_items);
+    uint32_t *at = mp_xmalloc((ns + 1) * sizeof *at);
+    memcpy(at, x->sec_at, (ns + 1) * sizeof *at);
+    for (uint32_t i = 0; i < x->n; i++)
+        for (uint32_t k = x->it[i].a; k <= x->it[i].b; k++) x->sec_items[at[k]++] = i;
+    mp_xfree(at);
+    x->touched = mp_xcalloc(ns + 1, 1);
+    x->touched_list = mp_xmalloc((ns + 1) * sizeof *x->touched_list);
+    x->mo = mp_xcalloc(x->n + 1, sizeof *x->mo);
+    x->placed = mp_xcalloc(x->n + 1, 1);
+    x->rank = mp_xcalloc(x->n + 1, sizeof *x->rank);
+    x->floor = mp_xcalloc(ns + 1, sizeof *x->floor);
+    x->total = mp_xcalloc(ns + 1, sizeof *x->total);
+    x->cuts = mp_xcalloc(ns + 1, sizeof *x->cuts);
+}
+
+static void free_search(xs *x) {
+    void *v[] = {x->it, x->adj_at, x->adj, x->sec_at, x->sec_items, x->touched, x->touched_list,
+                 x->mo, x->placed, x->rank, x->floor, x->total, x->cuts, x->log, x->stack};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) mp_xfree(v[i]);
+}
+
+/* The layout the search found, written back; returns its peak. */
+static uint64_t write_back(const xs *x, pk_item *items, uint32_t n, const uint32_t *map) {
+    uint64_t peak = 0;
+    for (uint32_t i = 0; i < x->n; i++) {
+        items[map[i]].offset = x->it[i].off;
+        if (x->it[i].off + x->it[i].size > peak) peak = x->it[i].off + x->it[i].size;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed && items[i].offset + items[i].size > peak) peak = items[i].offset + items[i].size;
+    return peak;
+}
+
+/* What the capacity search knows: the best layout, the lowest capacity
+ * not yet ruled out, whether an attempt ran out of budget. */
+typedef struct bisect {
+    uint64_t best, lo, proved_bound;
+    bool unknown;
+} bisect;
+
+/* Minimise the capacity: the lower bound first, then bisection below the
+ * best layout; an attempt that runs out of budget proves nothing. */
+static void minimise(xs *x, pk_item *items, uint32_t n, const uint32_t *map, const uint64_t *floor,
+                     uint64_t lower, uint64_t budget, bisect *bs) {
+    uint64_t left = budget;
+    bool first = true;
+    while (bs->lo < bs->best && left) {
+        uint64_t cap = first ? lower : bs->lo + (bs->best - 1 - bs->lo) / 2;
+        uint64_t share = first ? left / 3 : left / 3 + 1;
+        first = false;
+        uint64_t before = x->work;
+        int st = try_capacity(x, cap, floor, share);
+        uint64_t used = x->work - before;
+        left = used >= left ? 0 : left - used;
+        if (st == X_FOUND) {
+            bs->best = write_back(x, items, n, map);
+        } else {
+            if (st == X_NONE && !bs->unknown) bs->proved_bound = cap + 1;
+            if (st == X_ABORT) bs->unknown = true;
+            bs->lo = cap + 1;
+        }
+    }
+}
+
+uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
+                     bool *proved, uint64_t *proved_bound, uint64_t *work) {
+    *proved = best <= lower;
+    *proved_bound = lower;
+    xs x = {0};
+    uint32_t *map = mp_xmalloc((n + 1) * sizeof *map);
+    load_items(&x, items, n, map);
+    if (*proved || !x.n || !sums_fit(items, n)) {
         mp_xfree(map);
         mp_xfree(x.it);
         return best;
     }
-    /* sections: one per distinct end time */
-    int32_t *ends = mp_xmalloc((x.n + 1) * sizeof *ends);
-    for (uint32_t i = 0; i < x.n; i++) ends[i] = x.it[i].e;
-    qsort(ends, x.n, sizeof *ends, cmp_i32);
-    uint32_t ns = 0;
-    for (uint32_t i = 0; i < x.n; i++)
-        if (!ns || ends[ns - 1] != ends[i]) ends[ns++] = ends[i];
-    x.n_sec = ns;
-    for (uint32_t i = 0; i < x.n; i++) {
-        uint32_t lo = 0, hi = ns;
-        while (lo < hi) { /* first end time at or after the start */
-            uint32_t mid = (lo + hi) / 2;
-            if (ends[mid] < x.it[i].s) lo = mid + 1;
-            else hi = mid;
-        }
-        x.it[i].a = lo;
-        lo = 0, hi = ns;
-        while (lo < hi) {
-            uint32_t mid = (lo + hi) / 2;
-            if (ends[mid] < x.it[i].e) lo = mid + 1;
-            else hi = mid;
-        }
-        x.it[i].b = lo;
-    }
-    /* the search's tables (every conflict pair, every item in each section
-     * it spans) and the quadratic scan that builds them must fit the
-     * budget and memory: past that the search is not tried at all */
-    uint64_t spans = 0, entries;
-    for (uint32_t i = 0; i < x.n; i++) spans += (uint64_t)(x.it[i].b - x.it[i].a) + 1;
-    entries = 2 * count_conflicts(&x) + spans;
-    if (entries > EXACT_MAX_ENTRIES || entries + (uint64_t)x.n * x.n / 2 > budget) {
+    int32_t *ends = make_sections(&x);
+    if (!tables_fit(&x, budget)) {
         mp_xfree(ends);
         mp_xfree(map);
         mp_xfree(x.it);
         *work += (uint64_t)x.n;
         return best;
     }
-    uint64_t *fixed_floor = mp_xcalloc(ns + 1, sizeof *fixed_floor);
-    for (uint32_t i = 0; i < n; i++) { /* fixed items raise the floors they cover */
-        if (!items[i].fixed || !items[i].size) continue;
-        uint64_t top = items[i].offset + items[i].size;
-        for (uint32_t k = 0; k < ns; k++)
-            if (ends[k] >= items[i].start && ends[k] <= items[i].end && top > fixed_floor[k])
-                fixed_floor[k] = top;
-    }
-    x.adj_at = mp_xcalloc(x.n + 2, sizeof *x.adj_at); /* conflicts: small n, a plain scan */
-    size_t cap_adj = 0, na = 0;
-    for (uint32_t i = 0; i < x.n; i++) {
-        x.adj_at[i] = (uint32_t)na;
-        for (uint32_t j = 0; j < x.n; j++)
-            if (j != i && x.it[i].s <= x.it[j].e && x.it[j].s <= x.it[i].e)
-                MP_VEC_PUSH(x.adj, na, cap_adj, j);
-    }
-    x.adj_at[x.n] = (uint32_t)na;
-    x.sec_at = mp_xcalloc(ns + 2, sizeof *x.sec_at);
-    for (uint32_t i = 0; i < x.n; i++)
-        for (uint32_t k = x.it[i].a; k <= x.it[i].b; k++) x.sec_at[k + 1]++;
-    for (uint32_t k = 0; k < ns; k++) x.sec_at[k + 1] += x.sec_at[k];
-    x.sec_items = mp_xmalloc((x.sec_at[ns] + 1) * sizeof *x.sec_items);
-    uint32_t *at = mp_xmalloc((ns + 1) * sizeof *at);
-    memcpy(at, x.sec_at, (ns + 1) * sizeof *at);
-    for (uint32_t i = 0; i < x.n; i++)
-        for (uint32_t k = x.it[i].a; k <= x.it[i].b; k++) x.sec_items[at[k]++] = i;
-    mp_xfree(at);
-    x.touched = mp_xcalloc(ns + 1, 1);
-    x.touched_list = mp_xmalloc((ns + 1) * sizeof *x.touched_list);
-    x.mo = mp_xcalloc(x.n + 1, sizeof *x.mo);
-    x.placed = mp_xcalloc(x.n + 1, 1);
-    x.rank = mp_xcalloc(x.n + 1, sizeof *x.rank);
-    x.floor = mp_xcalloc(ns + 1, sizeof *x.floor);
-    x.total = mp_xcalloc(ns + 1, sizeof *x.total);
-    x.cuts = mp_xcalloc(ns + 1, sizeof *x.cuts);
-    /* minimise the capacity: the lower bound first, then bisection below
-     * the best layout; an attempt that runs out of budget proves nothing */
-    uint64_t lo = lower, left = budget;
-    bool unknown = false, first = true;
-    while (lo < best && left) {
-        uint64_t cap = first ? lower : lo + (best - 1 - lo) / 2;
-        uint64_t share = first ? left / 3 : left / 3 + 1;
-        first = false;
-        uint64_t before = x.work;
-        int st = try_capacity(&x, cap, fixed_floor, share);
-        uint64_t used = x.work - before;
-
-        left = used >= left ? 0 : left - used;
-        if (st == X_FOUND) {
-            uint64_t peak = 0;
-            for (uint32_t i = 0; i < x.n; i++) {
-                items[map[i]].offset = x.it[i].off;
-                if (x.it[i].off + x.it[i].size > peak) peak = x.it[i].off + x.it[i].size;
-            }
-            for (uint32_t i = 0; i < n; i++)
-                if (items[i].fixed && items[i].offset + items[i].size > peak)
-                    peak = items[i].offset + items[i].size;
-            best = peak;
-        } else {
-            if (st == X_NONE && !unknown) *proved_bound = cap + 1;
-            if (st == X_ABORT) unknown = true;
-            lo = cap + 1;
-        }
-    }
-    *proved = best <= lower || (!unknown && lo >= best);
-    if (*proved) *proved_bound = best;
+    uint64_t *floor = fixed_floors(items, n, ends, x.n_sec);
+    build_tables(&x);
+    bisect bs = {best, lower, lower, false};
+    minimise(&x, items, n, map, floor, lower, budget, &bs);
+    *proved = bs.best <= lower || (!bs.unknown && bs.lo >= bs.best);
+    *proved_bound = *proved ? bs.best : bs.proved_bound;
     *work += x.work;
     mp_xfree(ends);
-    mp_xfree(fixed_floor);
-    mp_xfree(x.adj_at);
-    mp_xfree(x.adj);
-    mp_xfree(x.sec_at);
-    mp_xfree(x.sec_items);
-    mp_xfree(x.touched);
-    mp_xfree(x.touched_list);
-    mp_xfree(x.mo);
-    mp_xfree(x.placed);
-    mp_xfree(x.rank);
-    mp_xfree(x.floor);
-    mp_xfree(x.total);
-    mp_xfree(x.cuts);
-    mp_xfree(x.log);
-    mp_xfree(x.stack);
+    mp_xfree(floor);
     mp_xfree(map);
-    mp_xfree(x.it);
-    return best;
+    free_search(&x);
+    return bs.best;
 }

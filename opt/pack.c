@@ -747,98 +747,129 @@ static void sweep_baseline(pk *k, best *b, const uint32_t *order, uint32_t *supp
     }
 }
 
-static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
-    memset(st, 0, sizeof *st);
-    pk k = {0};
-    k.it = items;
-    k.n_items = n;
-    k.id = mp_xmalloc((n + 1) * sizeof *k.id);
+/* The packer's view of the non-empty items (movable ones start at 0). */
+static void load(pk *k, pk_item *items, uint32_t n) {
+    k->it = items;
+    k->n_items = n;
+    k->id = mp_xmalloc((n + 1) * sizeof *k->id);
     for (uint32_t i = 0; i < n; i++) {
         if (!items[i].fixed) items[i].offset = 0;
-        if (items[i].size) k.id[k.n++] = i;
+        if (items[i].size) k->id[k->n++] = i;
     }
-    st->lower_bound = k.lower = mp_pk_lower_bound(items, n);
-    k.size = mp_xmalloc((k.n + 1) * sizeof *k.size);
-    k.s = mp_xmalloc((k.n + 1) * sizeof *k.s);
-    k.e = mp_xmalloc((k.n + 1) * sizeof *k.e);
-    for (uint32_t i = 0; i < k.n; i++) {
-        k.size[i] = items[k.id[i]].size;
-        k.s[i] = items[k.id[i]].start;
-        k.e[i] = items[k.id[i]].end;
+    k->lower = mp_pk_lower_bound(items, n);
+    k->size = mp_xmalloc((k->n + 1) * sizeof *k->size);
+    k->s = mp_xmalloc((k->n + 1) * sizeof *k->s);
+    k->e = mp_xmalloc((k->n + 1) * sizeof *k->e);
+    for (uint32_t i = 0; i < k->n; i++) {
+        k->size[i] = items[k->id[i]].size;
+        k->s[i] = items[k->id[i]].start;
+        k->e[i] = items[k->id[i]].end;
     }
-    k.off = mp_xmalloc((k.n + 1) * sizeof *k.off);
-    k.at = mp_xmalloc((k.n + 1) * sizeof *k.at);
-    best b = {UINT64_MAX, false, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
-              mp_xmalloc((k.n + 1) * sizeof(uint32_t)), mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
-    k.by_s = by_start(&k);
-    uint32_t *order = mp_xmalloc((k.n + 1) * sizeof *order), *rank = mp_xmalloc((k.n + 1) * sizeof *rank);
-    memcpy(order, k.by_s, k.n * sizeof *order);
-    uint32_t *support = mp_xmalloc((k.n + 1) * sizeof *support);
+    k->off = mp_xmalloc((k->n + 1) * sizeof *k->off);
+    k->at = mp_xmalloc((k->n + 1) * sizeof *k->at);
+    k->by_s = by_start(k);
+}
+
+/* The scratch of one solve: orders and ranks of the constructions, the
+ * conflict graph's size and whether it fits, and the estimated costs
+ * (nanoseconds, measured once on a 2-core x86-64 machine: the estimate
+ * depends on n and the pair count alone, so choices are the same on every
+ * machine). */
+typedef struct solve {
+    uint32_t *order, *rank, *support;
+    uint64_t pairs;
+    bool adj; /* the conflict graph fits in memory (built on first use) */
+    double ff_cost, bu_cost, budget;
+    uint32_t bu_runs;
+} solve;
+
+static void solve_init(solve *v, pk *k, const pk_params *prm) {
+    v->order = mp_xmalloc((k->n + 1) * sizeof *v->order);
+    v->rank = mp_xmalloc((k->n + 1) * sizeof *v->rank);
+    v->support = mp_xmalloc((k->n + 1) * sizeof *v->support);
+    memcpy(v->order, k->by_s, k->n * sizeof *v->order);
     /* a quick layout is the sweep alone: no pair count, no conflict graph */
-    uint64_t pairs = k.pairs = prm->quick ? 0 : count_pairs(&k, order);
-    /* the conflict graph fits in memory (built on first use) */
-    bool adj = !prm->quick && pairs <= PK_MAX_PAIRS;
-    /* the time-ordered baseline (O(n log n), any size) always runs unless
-     * a construction reaches the lower bound: first when there is no
-     * conflict graph, else after the first construction, which usually
-     * does better */
-    bool swept = false;
-    if (!adj || prm->quick) sweep_baseline(&k, &b, order, support, prm->quick), swept = true;
-    /* the constructions, most useful first, while their estimated cost
-     * fits the construction budget: it grows as n log n, so large buffers
-     * get the cheap ones only (the estimate depends on n and P alone, so
-     * the choice is the same on every machine) */
+    v->pairs = k->pairs = prm->quick ? 0 : count_pairs(k, v->order);
+    v->adj = !prm->quick && v->pairs <= PK_MAX_PAIRS;
     double lg = 1;
-    for (uint32_t m = k.n; m > 1; m >>= 1) lg++;
-    /* estimated nanoseconds, measured once on a 2-core x86-64 machine */
-    double ff_cost = 12.0 * (2.0 * (double)pairs + k.n) + 2.0 * k.n * lg,
-           bu_cost = 25.0 * k.n * (sqrt((double)k.n) + lg);
+    for (uint32_t m = k->n; m > 1; m >>= 1) lg++;
+    v->ff_cost = 12.0 * (2.0 * (double)v->pairs + k->n) + 2.0 * k->n * lg;
+    v->bu_cost = 25.0 * k->n * (sqrt((double)k->n) + lg);
     /* buffers of up to 2^16 items also afford a few bottom-up runs, whose
      * cost grows as n sqrt(n) */
-    uint32_t bu_runs = prm->bottom_up_runs ? prm->bottom_up_runs : PK_BOTTOM_UP_RUNS, bu_done = 0;
-    double budget = 5e6 + 20.0 * k.n * lg + (k.n <= 65536 ? bu_runs * bu_cost : 0);
-    for (int c = 0; c < N_CONSTRUCTIONS && b.peak > st->lower_bound && !prm->quick; c++) {
+    v->bu_runs = prm->bottom_up_runs ? prm->bottom_up_runs : PK_BOTTOM_UP_RUNS;
+    v->budget = 5e6 + 20.0 * k->n * lg + (k->n <= 65536 ? v->bu_runs * v->bu_cost : 0);
+}
+
+/* Construction c, its layout kept in b when it is the best so far. */
+static void run_construction(pk *k, best *b, solve *v, int c) {
+    const construction *x = &CONSTRUCTIONS[c];
+    if (x->bottom_up) {
+        letter_order(k, x->keys, v->order);
+        for (uint32_t q = 0; q < k->n; q++) v->rank[v->order[q]] = q;
+        keep(k, b, bottom_up(k, v->rank, k->off, v->support), true, false, (uint32_t)c, v->order,
+             v->support);
+    } else {
+        ensure_conflicts(k);
+        make_order(k, x->ff_order, v->order);
+        keep(k, b, layout(k, v->order, x->best_fit), false, x->best_fit, (uint32_t)c, v->order, NULL);
+    }
+}
+
+/* The constructions, most useful first, while their estimated cost fits
+ * the construction budget (it grows as n log n, so large buffers get the
+ * cheap ones only), and the time-ordered baseline (O(n log n), any size),
+ * which always runs unless a construction reaches the lower bound: first
+ * when there is no conflict graph, else after the first construction,
+ * which usually does better. */
+static void construct(pk *k, best *b, solve *v, const pk_params *prm) {
+    bool swept = false;
+    if (!v->adj || prm->quick) sweep_baseline(k, b, v->order, v->support, prm->quick), swept = true;
+    uint32_t bu_done = 0;
+    for (int c = 0; c < N_CONSTRUCTIONS && b->peak > k->lower && !prm->quick; c++) {
         const construction *x = &CONSTRUCTIONS[c];
-        double cost = x->bottom_up ? bu_cost : ff_cost;
-        if ((!x->bottom_up || strchr(x->keys, 'O')) && !adj) continue;
-        if (cost > budget || (x->bottom_up && bu_done == bu_runs)) continue;
+        double cost = x->bottom_up ? v->bu_cost : v->ff_cost;
+        if ((!x->bottom_up || strchr(x->keys, 'O')) && !v->adj) continue;
+        if (cost > v->budget || (x->bottom_up && bu_done == v->bu_runs)) continue;
         /* with few runs and no conflict graph (dense buffers), rank by the
          * busiest node first: TWA and TAW won 21 of the 26 such buffers of
          * a 10^6-tensor mixed graph, AWT 3 */
-        if (x->bottom_up && !adj && bu_runs < PK_BOTTOM_UP_RUNS && x->keys[0] != 'T') continue;
-        budget -= cost;
-        if (x->bottom_up) {
-            bu_done++;
-            letter_order(&k, x->keys, order);
-            for (uint32_t q = 0; q < k.n; q++) rank[order[q]] = q;
-            keep(&k, &b, bottom_up(&k, rank, k.off, support), true, false, (uint32_t)c, order, support);
-        } else {
-            ensure_conflicts(&k);
-            make_order(&k, x->ff_order, order);
-            keep(&k, &b, layout(&k, order, x->best_fit), false, x->best_fit, (uint32_t)c, order, NULL);
-        }
-        if (!swept && b.peak > st->lower_bound) sweep_baseline(&k, &b, order, support, prm->quick);
+        if (x->bottom_up && !v->adj && v->bu_runs < PK_BOTTOM_UP_RUNS && x->keys[0] != 'T') continue;
+        v->budget -= cost;
+        bu_done += x->bottom_up;
+        run_construction(k, b, v, c);
+        if (!swept && b->peak > k->lower) sweep_baseline(k, b, v->order, v->support, prm->quick);
         swept = true;
     }
-    if (!swept) sweep_baseline(&k, &b, order, support, prm->quick);
-    uint64_t peak = k.n ? b.peak : 0;
-    bool more = k.n && peak > st->lower_bound && !prm->quick;
-    if (more && adj && !b.bottom && 2 * pairs + k.n <= prm->work) ensure_conflicts(&k);
-    if (more && (adj || b.bottom))
-        peak = improve(&k, b.bottom, b.best_fit, b.order, peak, st->lower_bound, prm->work, b.off,
-                       b.support);
-    if (more && adj && peak > st->lower_bound && 2 * ff_cost <= budget) {
-        ensure_conflicts(&k);
-        peak = compact(&k, b.off, 2);
+    if (!swept) sweep_baseline(k, b, v->order, v->support, prm->quick);
+}
+
+/* The best layout improved (moves, then compaction) while above the
+ * bound and within the work budget.  Returns its peak. */
+static uint64_t refine_best(pk *k, best *b, solve *v, const pk_params *prm) {
+    uint64_t peak = k->n ? b->peak : 0;
+    bool more = k->n && peak > k->lower && !prm->quick;
+    if (more && v->adj && !b->bottom && 2 * v->pairs + k->n <= prm->work) ensure_conflicts(k);
+    if (more && (v->adj || b->bottom))
+        peak = improve(k, b->bottom, b->best_fit, b->order, peak, k->lower, prm->work, b->off, b->support);
+    if (more && v->adj && peak > k->lower && 2 * v->ff_cost <= v->budget) {
+        ensure_conflicts(k);
+        peak = compact(k, b->off, 2);
     }
-    st->heuristic = b.heuristic;
+    return peak;
+}
+
+/* The layout written back, the exact search run when asked, the stats. */
+static uint64_t finish(pk *k, best *b, pk_item *items, uint32_t n, uint64_t peak, const pk_params *prm,
+                       pk_stats *st) {
+    st->heuristic = b->heuristic;
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) peak = top_max(peak, items[i].offset, items[i].size);
-    for (uint32_t i = 0; i < k.n; i++) items[k.id[i]].offset = b.off[i];
+    for (uint32_t i = 0; i < k->n; i++) items[k->id[i]].offset = b->off[i];
     if (prm->exact && !prm->quick && peak > st->lower_bound) {
         st->exact_ran = true;
-        peak = mp_pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal, &st->proved_bound,
-                        &k.work);
+        peak = mp_pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal,
+                           &st->proved_bound, &k->work);
     }
     st->peak = peak;
     if (peak == st->lower_bound) {
@@ -847,25 +878,29 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
     } else if (!st->exact_ran) {
         st->proved_bound = st->lower_bound;
     }
-    st->work_used = k.work;
-    mp_xfree(order);
-    mp_xfree(rank);
-    mp_xfree(support);
-    mp_xfree(b.off);
-    mp_xfree(b.order);
-    mp_xfree(b.support);
-    mp_xfree(k.adj_at);
-    mp_xfree(k.adj);
-    mp_xfree(k.by_s);
-    mp_xfree(k.deg);
-    mp_xfree(k.off);
-    mp_xfree(k.at);
-    mp_xfree(k.busy);
-    mp_xfree(k.busy2);
-    mp_xfree(k.bucket);
-    mp_xfree(k.id);
-    mp_xfree(k.size);
-    mp_xfree(k.s);
-    mp_xfree(k.e);
+    st->work_used = k->work;
+    return peak;
+}
+
+static void free_solve(pk *k, best *b, solve *v) {
+    void *p[] = {v->order, v->rank, v->support, b->off, b->order, b->support, k->adj_at, k->adj,
+                 k->by_s, k->deg, k->off, k->at, k->busy, k->busy2, k->bucket, k->id, k->size,
+                 k->s, k->e};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++) mp_xfree(p[i]);
+}
+
+static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
+    memset(st, 0, sizeof *st);
+    pk k = {0};
+    load(&k, items, n);
+    st->lower_bound = k.lower;
+    best b = {UINT64_MAX, false, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
+              mp_xmalloc((k.n + 1) * sizeof(uint32_t)), mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
+    solve v;
+    solve_init(&v, &k, prm);
+    construct(&k, &b, &v, prm);
+    uint64_t peak = refine_best(&k, &b, &v, prm);
+    peak = finish(&k, &b, items, n, peak, prm, st);
+    free_solve(&k, &b, &v);
     return peak;
 }
