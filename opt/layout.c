@@ -94,38 +94,50 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
     mp_xfree(dh);
 }
 
-static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
-    ograph *G = &c->g[gi];
+/* Buffer b's items of graph gi: one per in-place family (at its root's
+ * aligned size, live over the hull of its members) and one per node whose
+ * sub-graphs need bytes here (tree), or one reservation at 0 for the
+ * graph's whole life (shared sub-graphs).  *own: the graph plans a
+ * tensor of its own in b. */
+static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, bool *own) {
+    const ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    /* at most one item per planned tensor and one per node */
-    size_t most = (size_t)G->n_specs + g->n_nodes + 2;
-    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
     int32_t *slot = mp_xmalloc((g->n_tensors + 1) * sizeof *slot);
     for (uint32_t t = 0; t < g->n_tensors; t++) slot[t] = -1;
-    bool own = false;
+    *own = false;
     for (uint32_t i = 0; i < G->n_specs; i++) { /* one item per family */
         int32_t t = G->specs[i], r = G->family[t];
         if ((uint32_t)G->bidx[t] != b) continue;
-        own = true;
+        *own = true;
         int32_t s0 = G->life.start[t], e0 = G->life.end[t];
         if (slot[r] < 0) {
-            slot[r] = (int32_t)iv.n;
-            push_item(&iv, (pk_item){G->asize[r], s0, e0, false, 0}, r);
+            slot[r] = (int32_t)iv->n;
+            push_item(iv, (pk_item){G->asize[r], s0, e0, false, 0}, r);
         }
-        pk_item *it = &iv.v[slot[r]];
+        pk_item *it = &iv->v[slot[r]];
         if (s0 < it->start) it->start = s0;
         if (e0 > it->end) it->end = e0;
     }
+    mp_xfree(slot);
     uint64_t reserve = 0;
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         uint64_t need = node_need(c, &g->nodes[i], b, false);
         if (!need) continue;
-        if (c->tree) push_item(&iv, (pk_item){need, (int32_t)i, (int32_t)i, false, 0}, -(int32_t)i - 1);
+        if (c->tree) push_item(iv, (pk_item){need, (int32_t)i, (int32_t)i, false, 0}, -(int32_t)i - 1);
         else if (need > reserve) reserve = need;
     }
     if (reserve) /* shared sub-graphs: ExecuTorch's reservation at 0 */
-        push_item(&iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
-    uint64_t share = c->total_items ? c->work_total * iv.n / c->total_items : 0;
+        push_item(iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
+}
+
+/* Pack the items (opt's packer or the peer's); returns the peak. */
+static uint64_t pack_items(octx *c, itemv *iv, bool quick, pk_stats *st) {
+    if (c->pack) { /* a peer planner: its packer, and the bound for the effort rules */
+        memset(st, 0, sizeof *st);
+        st->lower_bound = mp_pk_lower_bound(iv->v, (uint32_t)iv->n);
+        return c->pack(iv->v, (uint32_t)iv->n);
+    }
+    uint64_t share = c->total_items ? c->work_total * iv->n / c->total_items : 0;
     /* bottom-up runs cost n sqrt(n) a buffer: all of them in programs of
      * up to 2^17 planned tensors, fewer in larger ones, at least one (mixed
      * graphs of 10^6 tensors hold dozens of dense buffers of 10^4+ items) */
@@ -134,15 +146,40 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
                       : PK_BOTTOM_UP_RUNS * (UINT64_C(1) << 17) / c->total_specs;
     pk_params prm = {share < 4000 ? 4000 : share, c->o->exact,
                      (uint64_t)c->o->exact_ms * PK_EXACT_WORK_PER_MS, bu ? (uint32_t)bu : 1, quick};
-    pk_stats st;
-    uint64_t peak;
-    if (c->pack) { /* a peer planner: its packer, and the bound for the effort rules */
-        peak = c->pack(iv.v, (uint32_t)iv.n);
-        memset(&st, 0, sizeof st);
-        st.lower_bound = mp_pk_lower_bound(iv.v, (uint32_t)iv.n);
-    } else {
-        peak = mp_pk_solve(iv.v, (uint32_t)iv.n, &prm, &st);
+    return mp_pk_solve(iv->v, (uint32_t)iv->n, &prm, st);
+}
+
+/* The packed offsets back to the graph: each family's root, each node's
+ * sub-graph block; members sit at their root. */
+static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *iv) {
+    ograph *G = &c->g[gi];
+    for (size_t k = 0; k < iv->n; k++) {
+        int32_t who = iv->who[k];
+        if (who == INT32_MIN) continue;
+        if (who >= 0) {
+            G->loff[who] = iv->v[k].offset;
+        } else {
+            uint32_t node = (uint32_t)(-who - 1);
+            if (!G->block[node]) G->block[node] = mp_xcalloc(G->n_buf + 1, sizeof(uint64_t));
+            G->block[node][b] = iv->v[k].offset;
+        }
     }
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        int32_t t = G->specs[i];
+        if ((uint32_t)G->bidx[t] == b) G->loff[t] = G->loff[G->family[t]];
+    }
+}
+
+static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    /* at most one item per planned tensor and one per node */
+    size_t most = (size_t)G->n_specs + g->n_nodes + 2;
+    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
+    bool own;
+    collect_items(c, gi, b, &iv, &own);
+    pk_stats st;
+    uint64_t peak = pack_items(c, &iv, quick, &st);
     if (c->o->exact && st.exact_ran)
         mp_buf_printf(&c->notes, "exact: graph %s buffer %u: %s %llu bytes, lower bound %llu%s\n",
                       g->name, b, st.optimal ? "optimal" : "best", (unsigned long long)peak,
@@ -154,24 +191,9 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
         rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
     if (c->tree) buffer_bounds(c, gi, b, &iv, pad, st.lower_bound, hot);
     G->full[b] = !quick;
-    for (size_t k = 0; k < iv.n; k++) {
-        int32_t who = iv.who[k];
-        if (who == INT32_MIN) continue;
-        if (who >= 0) {
-            G->loff[who] = iv.v[k].offset;
-        } else {
-            uint32_t node = (uint32_t)(-who - 1);
-            if (!G->block[node]) G->block[node] = mp_xcalloc(G->n_buf + 1, sizeof(uint64_t));
-            G->block[node][b] = iv.v[k].offset;
-        }
-    }
-    for (uint32_t i = 0; i < G->n_specs; i++) { /* members sit at their root */
-        int32_t t = G->specs[i];
-        if ((uint32_t)G->bidx[t] == b) G->loff[t] = G->loff[G->family[t]];
-    }
+    store_offsets(c, gi, b, &iv);
     mp_xfree(iv.v);
     mp_xfree(iv.who);
-    mp_xfree(slot);
     return rc;
 }
 
