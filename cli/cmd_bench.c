@@ -247,7 +247,7 @@ static void bench_case(bstate *s, const bcase *c, uint32_t prof, bool exact) {
 }
 
 static bool load_csv(bcase *c, const char *dir, const char *file, const char *family) {
-    char path[1024];
+    char path[1100]; /* dir (< 1024) / file (< 64) */
     snprintf(path, sizeof path, "%s/%s", dir, file);
     mp_err err;
     size_t len;
@@ -359,6 +359,57 @@ static void record(const bstate *s, const char *db_path, const char *opts) {
     mp_db_close(db);
 }
 
+/* Generated graphs of 10^2 .. max_tensors tensors in every profile. */
+static void bench_generated(bstate *s, uint64_t max_tensors) {
+    print_header("Generated graphs (alignment 16)");
+    for (uint64_t n = 100; n <= max_tensors; n *= 10)
+        for (uint32_t prof = 0; prof < MP_N_PROFILES; prof++) {
+            bcase c;
+            memset(&c, 0, sizeof c);
+            mp_gen_options g;
+            mp_gen_options_default(&g);
+            g.seed = 2026;
+            g.tensors = n;
+            g.profile = prof;
+            mp_buf b;
+            mp_buf_init(&b);
+            mp_gen(&g, &b);
+            c.text = b.data;
+            c.alignment = 16;
+            snprintf(c.name, sizeof c.name, "%s-%llu", mp_gen_profile_name(prof), (unsigned long long)n);
+            snprintf(c.family, sizeof c.family, "%s", mp_gen_profile_name(prof));
+            bench_case(s, &c, prof, false);
+            mp_xfree(c.text);
+        }
+}
+
+/* The instances of one family (data/<family>/<name><suffix>). */
+static void bench_family(bstate *s, const char *data, const char *family, const char *const *names,
+                         int n, const char *suffix, bool exact) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", data, family);
+    for (int i = 0; i < n; i++) {
+        bcase c;
+        memset(&c, 0, sizeof c);
+        char file[64];
+        snprintf(file, sizeof file, "%s%s", names[i], suffix);
+        if (!load_csv(&c, dir, file, family)) continue;
+        snprintf(c.name, sizeof c.name, "%s", names[i]);
+        bench_case(s, &c, MP_N_PROFILES, exact);
+        mp_xfree(c.text);
+    }
+}
+
+/* MiniMalloc's challenging instances (also --exact) and idealloc's. */
+static void bench_instances(bstate *s, const char *data) {
+    print_header("MiniMalloc challenging instances (alignment 1, capacity 1048576)");
+    static const char *const mm[] = {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"};
+    bench_family(s, data, "minimalloc", mm, 11, ".1048576.csv", true);
+    print_header("idealloc real-model instances (alignment 1)");
+    static const char *const ia[] = {"resnet50", "pangu_2.6B", "G_1", "S_1", "Y_1"};
+    bench_family(s, data, "idealloc", ia, 5, ".csv", false);
+}
+
 static const char BENCH_HELP[] =
     "usage: memplan bench [--db FILE] [--data DIR] [--max-tensors N] [--limit S]\n"
     "                     [--repeat N]\n"
@@ -405,53 +456,8 @@ int mp_cmd_bench(int argc, char **argv) {
     }
     bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat, {{false}}};
     printf("# memplan bench (memplan %s, git %s)\n", MEMPLAN_VERSION, mp_git_revision());
-    print_header("Generated graphs (alignment 16)");
-    for (uint64_t n = 100; n <= max_tensors; n *= 10)
-        for (uint32_t prof = 0; prof < MP_N_PROFILES; prof++) {
-            bcase c;
-            memset(&c, 0, sizeof c);
-            mp_gen_options g;
-            mp_gen_options_default(&g);
-            g.seed = 2026;
-            g.tensors = n;
-            g.profile = prof;
-            mp_buf b;
-            mp_buf_init(&b);
-            mp_gen(&g, &b);
-            c.text = b.data;
-            c.alignment = 16;
-            snprintf(c.name, sizeof c.name, "%s-%llu", mp_gen_profile_name(prof), (unsigned long long)n);
-            snprintf(c.family, sizeof c.family, "%s", mp_gen_profile_name(prof));
-            bench_case(&s, &c, prof, false);
-            mp_xfree(c.text);
-        }
-    print_header("MiniMalloc challenging instances (alignment 1, capacity 1048576)");
-    static const char *const mm[] = {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"};
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/minimalloc", data);
-    for (int i = 0; i < 11; i++) {
-        bcase c;
-        memset(&c, 0, sizeof c);
-        char file[32];
-        snprintf(file, sizeof file, "%s.1048576.csv", mm[i]);
-        if (!load_csv(&c, dir, file, "minimalloc")) continue;
-        snprintf(c.name, sizeof c.name, "%s", mm[i]);
-        bench_case(&s, &c, MP_N_PROFILES, true);
-        mp_xfree(c.text);
-    }
-    print_header("idealloc real-model instances (alignment 1)");
-    static const char *const ia[] = {"resnet50", "pangu_2.6B", "G_1", "S_1", "Y_1"};
-    snprintf(dir, sizeof dir, "%s/idealloc", data);
-    for (int i = 0; i < 5; i++) {
-        bcase c;
-        memset(&c, 0, sizeof c);
-        char file[64];
-        snprintf(file, sizeof file, "%s.csv", ia[i]);
-        if (!load_csv(&c, dir, file, "idealloc")) continue;
-        snprintf(c.name, sizeof c.name, "%s", ia[i]);
-        bench_case(&s, &c, MP_N_PROFILES, false);
-        mp_xfree(c.text);
-    }
+    bench_generated(&s, max_tensors);
+    bench_instances(&s, data);
     summary(&s);
     if (strcmp(db, "none")) {
         char opts[128];

@@ -67,9 +67,73 @@ static uint64_t count_nodes(const mp_program *p) {
     return n;
 }
 
-/* Plan with one algorithm, verify, re-plan, round-trip; fill its row. */
-/* compare_et: whether ExecuTorch's plan, where valid, must equal this one
- * (not where float rounding, D9, changes a size) */
+/* The plan text parses back to the same text and verifies; its figures
+ * go into the row. */
+static void check_text(const mp_program *p, const char *text, const char *name, mp_check_result *r,
+                       mp_algo_outcome *out) {
+    mp_err err;
+    mp_plan *back = mp_plan_parse(text, strlen(text), "<plan>", p, &err);
+    if (!back) {
+        fail(r, "unreadable-plan", name, "the plan does not parse back: %s", err.msg);
+        return;
+    }
+    mp_buf again;
+    mp_buf_init(&again);
+    mp_plan_write(back, &again);
+    if (strcmp(again.data, text) != 0) fail(r, "roundtrip", name, "write(parse(plan)) differs from the plan");
+    mp_buf_free(&again);
+    mp_verify_report vr;
+    int vrc = mp_verify(p, back, &vr, &err);
+    out->total_bytes = vr.total_bytes;
+    out->lower_bound = vr.lower_bound;
+    out->ratio = vr.ratio;
+    out->violations = vr.n_violations;
+    snprintf(out->verify, sizeof out->verify, "%s", vrc == MP_OK ? "valid" : "invalid");
+    if (vrc != MP_OK) {
+        mp_buf b;
+        mp_buf_init(&b);
+        mp_verify_write_text(&vr, &b);
+        fail(r, "invalid", name, "%.900s", b.data);
+        mp_buf_free(&b);
+    }
+    mp_verify_report_free(&vr);
+    mp_plan_free(back);
+}
+
+/* The entry graph's buffer sizes, space separated, into the row. */
+static void entry_buffers(const mp_plan *plan, mp_algo_outcome *out) {
+    size_t bl = 0;
+    for (uint32_t g = 0; g < plan->n_graphs; g++) {
+        if (plan->graphs[g].graph != 0) continue;
+        for (uint32_t i = 0; i < plan->graphs[g].n_buffers && bl + 24 < sizeof out->buffers; i++)
+            bl += (size_t)snprintf(out->buffers + bl, sizeof out->buffers - bl, "%s%llu", i ? " " : "",
+                                   (unsigned long long)plan->graphs[g].buffers[i]);
+    }
+}
+
+/* Where ExecuTorch's plan (et_exact) is valid, the repaired one must
+ * equal it. */
+static void check_et(const mp_program *p, mp_options o, const char *text, const char *name,
+                     mp_check_result *r) {
+    char msg[1024];
+    int code;
+    mp_err err;
+    o.et_exact = true;
+    char *et = plan_bytes(p, &o, NULL, &code, NULL, msg, sizeof msg);
+    if (et) {
+        mp_plan *ep = mp_plan_parse(et, strlen(et), "<et>", p, &err);
+        mp_verify_report vr;
+        if (ep && mp_verify(p, ep, &vr, &err) == MP_OK && strcmp(et, text) != 0)
+            fail(r, "et-divergence", name, "ExecuTorch's plan (--et-exact) is valid but the repaired plan differs");
+        if (ep) mp_verify_report_free(&vr);
+        mp_plan_free(ep);
+    }
+    mp_xfree(et);
+}
+
+/* Plan with one algorithm, verify, re-plan, round-trip; fill its row.
+ * compare_et: whether ExecuTorch's plan, where valid, must equal this one
+ * (not where float rounding, D9, changes a size). */
 static void check_algo(const mp_program *p, const mp_options *base, uint32_t algo, bool compare_et,
                        mp_check_result *r, mp_algo_outcome *out) {
     mp_options o = *base;
@@ -87,61 +151,13 @@ static void check_algo(const mp_program *p, const mp_options *base, uint32_t alg
         if (code != MP_EPLAN) fail(r, "error", name, "planning failed with code %d: %s", code, msg);
         return;
     }
-    mp_err err;
-    mp_plan *back = mp_plan_parse(text, strlen(text), "<plan>", p, &err);
-    if (!back) {
-        fail(r, "unreadable-plan", name, "the plan does not parse back: %s", err.msg);
-    } else {
-        mp_buf again;
-        mp_buf_init(&again);
-        mp_plan_write(back, &again);
-        if (strcmp(again.data, text) != 0)
-            fail(r, "roundtrip", name, "write(parse(plan)) differs from the plan");
-        mp_buf_free(&again);
-        mp_verify_report vr;
-        int vrc = mp_verify(p, back, &vr, &err);
-        out->total_bytes = vr.total_bytes;
-        out->lower_bound = vr.lower_bound;
-        out->ratio = vr.ratio;
-        out->violations = vr.n_violations;
-        snprintf(out->verify, sizeof out->verify, "%s", vrc == MP_OK ? "valid" : "invalid");
-        if (vrc != MP_OK) {
-            mp_buf b;
-            mp_buf_init(&b);
-            mp_verify_write_text(&vr, &b);
-            fail(r, "invalid", name, "%.900s", b.data);
-            mp_buf_free(&b);
-        }
-        mp_verify_report_free(&vr);
-        mp_plan_free(back);
-    }
-    size_t bl = 0;
-    for (uint32_t g = 0; g < plan->n_graphs; g++) {
-        if (plan->graphs[g].graph != 0) continue;
-        for (uint32_t i = 0; i < plan->graphs[g].n_buffers && bl + 24 < sizeof out->buffers; i++)
-            bl += (size_t)snprintf(out->buffers + bl, sizeof out->buffers - bl, "%s%llu", i ? " " : "",
-                                   (unsigned long long)plan->graphs[g].buffers[i]);
-    }
+    check_text(p, text, name, r, out);
+    entry_buffers(plan, out);
     mp_plan_free(plan);
     char *second = plan_bytes(p, &o, NULL, &code, NULL, msg, sizeof msg);
-    if (!second || strcmp(second, text) != 0)
-        fail(r, "nondeterministic", name, "planning twice gave different plans");
+    if (!second || strcmp(second, text) != 0) fail(r, "nondeterministic", name, "planning twice gave different plans");
     mp_xfree(second);
-    /* where ExecuTorch's plan is valid, the repaired mode must equal it */
-    if ((mp_planner_get(algo)->caps & MP_CAP_ET_EXACT) && compare_et) {
-        o.et_exact = true;
-        char *et = plan_bytes(p, &o, NULL, &code, NULL, msg, sizeof msg);
-        if (et) {
-            mp_plan *ep = mp_plan_parse(et, strlen(et), "<et>", p, &err);
-            mp_verify_report vr;
-            if (ep && mp_verify(p, ep, &vr, &err) == MP_OK && strcmp(et, text) != 0)
-                fail(r, "et-divergence", name,
-                     "ExecuTorch's plan (--et-exact) is valid but the repaired plan differs");
-            if (ep) mp_verify_report_free(&vr);
-            mp_plan_free(ep);
-        }
-        mp_xfree(et);
-    }
+    if ((mp_planner_get(algo)->caps & MP_CAP_ET_EXACT) && compare_et) check_et(p, o, text, name, r);
     mp_xfree(text);
 }
 
