@@ -57,69 +57,89 @@ static bool seconds_of(mp_args *a, double *out) {
     return true;
 }
 
+typedef struct campaign_args {
+    const char *db, *started;
+    mp_campaign_row c;
+} campaign_args;
+
+/* The counts: executions, corpus-size, coverage, crashes. */
+static const char *const COUNTS[] = {"--executions", "--corpus-size", "--coverage", "--crashes"};
+
+/* One option that is not a count; -1 after --help. */
+static int campaign_option(mp_args *a, const char *arg, campaign_args *ca, bool *have_seconds) {
+    if (mp_args_is(a, arg, "-h") || mp_args_is(a, arg, "--help")) {
+        fputs(CAMPAIGN_HELP, stdout);
+        return -1;
+    } else if (mp_args_is(a, arg, "--db")) {
+        if (!(ca->db = mp_args_value(a, "--db"))) return MP_EFORMAT;
+    } else if (mp_args_is(a, arg, "--target")) {
+        if (!(ca->c.target = mp_args_value(a, "--target"))) return MP_EFORMAT;
+        if (!plain_word(ca->c.target)) return mp_usage_error(a->cmd, "bad target name '%s'", ca->c.target);
+    } else if (mp_args_is(a, arg, "--engine")) {
+        if (!(ca->c.engine = mp_args_value(a, "--engine"))) return MP_EFORMAT;
+        if (strcmp(ca->c.engine, "libfuzzer") && strcmp(ca->c.engine, "afl"))
+            return mp_usage_error(a->cmd, "unknown engine '%s' (want libfuzzer or afl)", ca->c.engine);
+    } else if (mp_args_is(a, arg, "--seconds")) {
+        if (!seconds_of(a, &ca->c.seconds)) return MP_EFORMAT;
+        *have_seconds = true;
+    } else if (mp_args_is(a, arg, "--started")) {
+        if (!(ca->started = mp_args_value(a, "--started"))) return MP_EFORMAT;
+        if (strlen(ca->started) >= sizeof ((mp_run_info *)0)->started || !*ca->started)
+            return mp_usage_error(a->cmd, "bad value '%s' for --started", ca->started);
+    } else {
+        return mp_usage_error(a->cmd, "unknown option '%s'", arg);
+    }
+    return MP_OK;
+}
+
+static int parse_campaign_args(mp_args *a, campaign_args *ca) {
+    uint64_t *dst[] = {&ca->c.executions, &ca->c.corpus_size, &ca->c.coverage, &ca->c.crashes};
+    bool have[4] = {false}, have_seconds = false, opt;
+    const char *arg;
+    while ((arg = mp_args_next(a, &opt))) {
+        if (!opt) return mp_usage_error(a->cmd, "unexpected argument '%s'", arg);
+        int k = 0, rc;
+        while (k < 4 && !mp_args_is(a, arg, COUNTS[k])) k++;
+        if (k < 4) {
+            if (!mp_args_u64(a, COUNTS[k], 0, INT64_MAX, dst[k])) return MP_EFORMAT;
+            have[k] = true;
+        } else if ((rc = campaign_option(a, arg, ca, &have_seconds))) {
+            return rc;
+        }
+    }
+    if (!ca->c.target || !ca->c.engine || !have_seconds)
+        return mp_usage_error(a->cmd, "--target, --engine and --seconds are required");
+    for (int k = 0; k < 4; k++)
+        if (!have[k]) return mp_usage_error(a->cmd, "%s is required", COUNTS[k]);
+    return MP_OK;
+}
+
 int mp_cmd_record_campaign(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan record-campaign");
-    const char *db = "results/metrics.db", *started = NULL, *arg;
-    mp_campaign_row c = {0};
-    /* executions, corpus-size, coverage, crashes */
-    static const char *const counts[] = {"--executions", "--corpus-size", "--coverage", "--crashes"};
-    uint64_t *dst[] = {&c.executions, &c.corpus_size, &c.coverage, &c.crashes};
-    bool have[4] = {false}, have_seconds = false, opt;
-    while ((arg = mp_args_next(&a, &opt))) {
-        if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
-        int k = 0;
-        while (k < 4 && !mp_args_is(&a, arg, counts[k])) k++;
-        if (k < 4) {
-            if (!mp_args_u64(&a, counts[k], 0, INT64_MAX, dst[k])) return MP_EFORMAT;
-            have[k] = true;
-        } else if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
-            fputs(CAMPAIGN_HELP, stdout);
-            return 0;
-        } else if (mp_args_is(&a, arg, "--db")) {
-            if (!(db = mp_args_value(&a, "--db"))) return MP_EFORMAT;
-        } else if (mp_args_is(&a, arg, "--target")) {
-            if (!(c.target = mp_args_value(&a, "--target"))) return MP_EFORMAT;
-            if (!plain_word(c.target)) return mp_usage_error(a.cmd, "bad target name '%s'", c.target);
-        } else if (mp_args_is(&a, arg, "--engine")) {
-            if (!(c.engine = mp_args_value(&a, "--engine"))) return MP_EFORMAT;
-            if (strcmp(c.engine, "libfuzzer") && strcmp(c.engine, "afl"))
-                return mp_usage_error(a.cmd, "unknown engine '%s' (want libfuzzer or afl)", c.engine);
-        } else if (mp_args_is(&a, arg, "--seconds")) {
-            if (!seconds_of(&a, &c.seconds)) return MP_EFORMAT;
-            have_seconds = true;
-        } else if (mp_args_is(&a, arg, "--started")) {
-            if (!(started = mp_args_value(&a, "--started"))) return MP_EFORMAT;
-            if (strlen(started) >= sizeof ((mp_run_info *)0)->started || !*started)
-                return mp_usage_error(a.cmd, "bad value '%s' for --started", started);
-        } else {
-            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
-        }
-    }
-    if (!c.target || !c.engine || !have_seconds)
-        return mp_usage_error(a.cmd, "--target, --engine and --seconds are required");
-    for (int k = 0; k < 4; k++)
-        if (!have[k]) return mp_usage_error(a.cmd, "%s is required", counts[k]);
-
+    campaign_args ca = {"results/metrics.db", NULL, {0}};
+    int rc = parse_campaign_args(&a, &ca);
+    if (rc) return rc < 0 ? 0 : rc;
+    const mp_campaign_row *c = &ca.c;
     char options[256];
     snprintf(options, sizeof options, "{\"target\":\"%s\",\"engine\":\"%s\",\"seconds\":%.3f}",
-             c.target, c.engine, c.seconds);
+             c->target, c->engine, c->seconds);
     mp_run_info run = {0};
     run.kind = "fuzz";
     run.options = options;
-    run.count = c.executions;
-    if (started) snprintf(run.started, sizeof run.started, "%s", started);
+    run.count = c->executions;
+    if (ca.started) snprintf(run.started, sizeof run.started, "%s", ca.started);
     mp_err err;
-    mp_db *d = mp_db_open(db, &err);
+    mp_db *d = mp_db_open(ca.db, &err);
     if (!d) return mp_cli_fail(a.cmd, &err);
     int64_t id = 0;
-    int rc = mp_db_record(d, &run, NULL, 0, &c, 1, &id, &err);
+    rc = mp_db_record(d, &run, NULL, 0, c, 1, &id, &err);
     mp_db_close(d);
     if (rc) return mp_cli_fail(a.cmd, &err);
     printf("record-campaign: %s %s %.1fs %llu executions, corpus %llu, coverage %llu, "
            "%llu crash%s; run %lld in %s\n",
-           c.target, c.engine, c.seconds, (unsigned long long)c.executions,
-           (unsigned long long)c.corpus_size, (unsigned long long)c.coverage,
-           (unsigned long long)c.crashes, c.crashes == 1 ? "" : "es", (long long)id, db);
+           c->target, c->engine, c->seconds, (unsigned long long)c->executions,
+           (unsigned long long)c->corpus_size, (unsigned long long)c->coverage,
+           (unsigned long long)c->crashes, c->crashes == 1 ? "" : "es", (long long)id, ca.db);
     return 0;
 }

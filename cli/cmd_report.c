@@ -67,66 +67,79 @@ static const char GATE_HELP[] =
     "exit status: 0 passed (or updated); 1 regressions; 2 bad usage or\n"
     "unreadable database or baseline.\n";
 
+typedef struct report_args {
+    const char *db, *since, *algo, *format, *out, *svg_dir;
+    bool html;
+} report_args;
+
+/* One option; -1 after --help. */
+static int report_option(mp_args *a, const char *arg, report_args *ra) {
+    if (mp_args_is(a, arg, "-h") || mp_args_is(a, arg, "--help")) {
+        fputs(REPORT_HELP, stdout);
+        return -1;
+    } else if (mp_args_is(a, arg, "--db")) {
+        if (!(ra->db = mp_args_value(a, "--db"))) return MP_EFORMAT;
+    } else if (mp_args_is(a, arg, "--since")) {
+        if (!(ra->since = mp_args_value(a, "--since"))) return MP_EFORMAT;
+    } else if (mp_args_is(a, arg, "--algo")) {
+        if (!(ra->algo = mp_args_value(a, "--algo"))) return MP_EFORMAT;
+        if (mp_algo_parse(ra->algo) < 0) return mp_usage_error(a->cmd, "unknown algorithm '%s'", ra->algo);
+    } else if (mp_args_is(a, arg, "--format")) {
+        if (!(ra->format = mp_args_value(a, "--format"))) return MP_EFORMAT;
+        if (strcmp(ra->format, "text") && strcmp(ra->format, "csv") && strcmp(ra->format, "json"))
+            return mp_usage_error(a->cmd, "unknown format '%s'", ra->format);
+    } else if (mp_args_is(a, arg, "--html")) {
+        if (!mp_args_flag_ok(a, "--html")) return MP_EFORMAT;
+        ra->html = true;
+    } else if (mp_args_is(a, arg, "--svg-dir")) {
+        if (!(ra->svg_dir = mp_args_value(a, "--svg-dir"))) return MP_EFORMAT;
+        if (!*ra->svg_dir) return mp_usage_error(a->cmd, "empty --svg-dir");
+    } else if (mp_args_is(a, arg, "-o") || mp_args_is(a, arg, "--output")) {
+        if (!(ra->out = mp_args_value(a, "-o"))) return MP_EFORMAT;
+        if (!*ra->out) return mp_usage_error(a->cmd, "empty output file name");
+    } else {
+        return mp_usage_error(a->cmd, "unknown option '%s'", arg);
+    }
+    return MP_OK;
+}
+
+/* The report of the open database, as text, CSV, JSON or HTML. */
+static int write_report(mp_db *d, const report_args *ra, mp_buf *b, mp_err *err) {
+    if (!ra->html) return mp_report(d, ra->since, ra->algo, ra->format ? ra->format : "text", b, err);
+    mp_viz_report_options ro;
+    mp_viz_report_options_default(&ro);
+    char href[4096];
+    ro.since = ra->since;
+    ro.algo = ra->algo;
+    if (ra->svg_dir) {
+        svg_href(ra->out, ra->svg_dir, href, sizeof href);
+        ro.svg_dir = ra->svg_dir;
+        ro.svg_href = href;
+    }
+    return mp_viz_report_html(d, &ro, b, err);
+}
+
 int mp_cmd_report(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan report");
-    const char *db = "results/metrics.db", *since = NULL, *algo = NULL, *format = NULL, *arg;
-    const char *out = "-", *svg_dir = NULL;
-    bool opt, html = false;
+    report_args ra = {"results/metrics.db", NULL, NULL, NULL, "-", NULL, false};
+    const char *arg;
+    bool opt;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
-        if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
-            fputs(REPORT_HELP, stdout);
-            return 0;
-        } else if (mp_args_is(&a, arg, "--db")) {
-            if (!(db = mp_args_value(&a, "--db"))) return MP_EFORMAT;
-        } else if (mp_args_is(&a, arg, "--since")) {
-            if (!(since = mp_args_value(&a, "--since"))) return MP_EFORMAT;
-        } else if (mp_args_is(&a, arg, "--algo")) {
-            if (!(algo = mp_args_value(&a, "--algo"))) return MP_EFORMAT;
-            if (mp_algo_parse(algo) < 0) return mp_usage_error(a.cmd, "unknown algorithm '%s'", algo);
-        } else if (mp_args_is(&a, arg, "--format")) {
-            if (!(format = mp_args_value(&a, "--format"))) return MP_EFORMAT;
-            if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json"))
-                return mp_usage_error(a.cmd, "unknown format '%s'", format);
-        } else if (mp_args_is(&a, arg, "--html")) {
-            if (!mp_args_flag_ok(&a, "--html")) return MP_EFORMAT;
-            html = true;
-        } else if (mp_args_is(&a, arg, "--svg-dir")) {
-            if (!(svg_dir = mp_args_value(&a, "--svg-dir"))) return MP_EFORMAT;
-            if (!*svg_dir) return mp_usage_error(a.cmd, "empty --svg-dir");
-        } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
-            if (!(out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
-            if (!*out) return mp_usage_error(a.cmd, "empty output file name");
-        } else {
-            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
-        }
+        int rc = report_option(&a, arg, &ra);
+        if (rc) return rc < 0 ? 0 : rc;
     }
-    if (html && format) return mp_usage_error(a.cmd, "--html and --format exclude each other");
-    if (svg_dir && !html) return mp_usage_error(a.cmd, "--svg-dir needs --html");
+    if (ra.html && ra.format) return mp_usage_error(a.cmd, "--html and --format exclude each other");
+    if (ra.svg_dir && !ra.html) return mp_usage_error(a.cmd, "--svg-dir needs --html");
     mp_err err;
-    mp_db *d = mp_db_open_existing(db, &err);
+    mp_db *d = mp_db_open_existing(ra.db, &err);
     if (!d) return mp_cli_fail(a.cmd, &err);
     mp_buf b;
     mp_buf_init(&b);
-    int rc;
-    if (html) {
-        mp_viz_report_options ro;
-        mp_viz_report_options_default(&ro);
-        char href[4096];
-        ro.since = since;
-        ro.algo = algo;
-        if (svg_dir) {
-            svg_href(out, svg_dir, href, sizeof href);
-            ro.svg_dir = svg_dir;
-            ro.svg_href = href;
-        }
-        rc = mp_viz_report_html(d, &ro, &b, &err);
-    } else {
-        rc = mp_report(d, since, algo, format ? format : "text", &b, &err);
-    }
+    int rc = write_report(d, &ra, &b, &err);
     mp_db_close(d);
-    if (rc == MP_OK) rc = mp_write_file_atomic(out, b.data ? b.data : "", b.len, &err);
+    if (rc == MP_OK) rc = mp_write_file_atomic(ra.out, b.data ? b.data : "", b.len, &err);
     mp_buf_free(&b);
     return rc ? mp_cli_fail(a.cmd, &err) : 0;
 }
