@@ -56,83 +56,95 @@ static void dot(mp_buf *b, double x, double y, double r, const char *color, cons
     mp_buf_puts(b, "</title></circle>\n");
 }
 
+/* The runs of the quality rows (they come in run order) and the range
+ * of their finite ratios.  Returns how many runs. */
+static size_t runs_and_range(const mp_report_data *d, int64_t *runs, double *lo, double *hi) {
+    size_t nr = 0;
+    *lo = INFINITY, *hi = -INFINITY;
+    for (size_t i = 0; i < d->nq; i++) {
+        if (!nr || runs[nr - 1] != d->q[i].run) runs[nr++] = d->q[i].run;
+        double v[2] = {d->q[i].mean, d->q[i].max};
+        for (int k = 0; k < 2; k++)
+            if (isfinite(v[k])) {
+                *lo = fmin(*lo, v[k]);
+                *hi = fmax(*hi, v[k]);
+            }
+    }
+    return nr;
+}
+
+/* One algorithm's mean (which 0) or worst (1) ratio per run, a line. */
+static void ratio_line(mp_buf *b, const mp_report_data *d, const int64_t *runs, const viz_plot *p,
+                       const char *algo, const char *color, int which) {
+    mp_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" class=\"%s\" points=\"", color,
+                  which ? "worst" : "mean");
+    size_t x = 0, pts = 0;
+    for (size_t i = 0; i < d->nq; i++) {
+        while (runs[x] != d->q[i].run) x++;
+        double v = which ? d->q[i].max : d->q[i].mean;
+        if (strcmp(d->q[i].algo, algo) || !isfinite(v)) continue;
+        mp_buf_puts(b, pts++ ? " " : "");
+        mp_viz_num(b, mp_viz_plot_x(p, (double)x));
+        mp_buf_puts(b, ",");
+        mp_viz_num(b, mp_viz_plot_y(p, v));
+    }
+    mp_buf_puts(b, "\"/>\n");
+}
+
+/* One algorithm's mean ratio per run, a dot with the run's figures. */
+static void ratio_dots(mp_buf *b, const mp_report_data *d, const int64_t *runs, const viz_plot *p,
+                       const char *algo, const char *color) {
+    char tip[400];
+    size_t x = 0;
+    for (size_t i = 0; i < d->nq; i++) {
+        const mp_report_qrow *q = &d->q[i];
+        while (runs[x] != q->run) x++;
+        if (strcmp(q->algo, algo) || !isfinite(q->mean)) continue;
+        snprintf(tip, sizeof tip, "run %lld (%s, %s%s%s): %s mean %.4f, worst %.4f, %lld graphs, "
+                 "%lld invalid, %lld refused", (long long)q->run, q->started, q->kind,
+                 q->git[0] ? ", " : "", q->git, q->algo, q->mean, q->max, (long long)q->graphs,
+                 (long long)q->invalid, (long long)q->refused);
+        dot(b, mp_viz_plot_x(p, (double)x), mp_viz_plot_y(p, q->mean), 3.5, color, tip);
+    }
+}
+
 static void ratio_chart(mp_buf *b, const mp_report_data *d) {
     chart_open(b, "ratio to the lower bound per run and algorithm");
     const char **names = mp_xmalloc((d->nq + 1) * sizeof *names);
     int64_t *runs = mp_xmalloc((d->nq + 1) * sizeof *runs);
-    size_t nr = 0;
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < d->nq; i++) {
-        names[i] = d->q[i].algo;
-        if (!nr || runs[nr - 1] != d->q[i].run) runs[nr++] = d->q[i].run; /* rows are in run order */
-        double v[2] = {d->q[i].mean, d->q[i].max};
-        for (int k = 0; k < 2; k++)
-            if (isfinite(v[k])) {
-                lo = fmin(lo, v[k]);
-                hi = fmax(hi, v[k]);
-            }
-    }
+    for (size_t i = 0; i < d->nq; i++) names[i] = d->q[i].algo;
+    double lo, hi;
+    size_t nr = runs_and_range(d, runs, &lo, &hi);
     const char *algos[MAX_ALGOS];
     size_t na = algos_of(names, d->nq, algos);
+    mp_xfree(names);
     if (!(hi >= lo) || lo <= 0) {
-        mp_xfree(names);
         mp_xfree(runs);
         empty(b, "no valid plans recorded yet");
         return;
     }
     viz_plot p = {-0.5, (double)nr - 0.5, lo, hi, false, hi / lo > 4, 70, 40, CW - 100, CH - 110};
-    if (p.logy) {
-        p.y0 = lo / 1.1;
-        p.y1 = hi * 1.1;
-    } else {
-        double pad = (hi - lo) * 0.08 + 0.01;
-        p.y0 = lo - pad;
-        p.y1 = hi + pad;
-    }
+    double pad = (hi - lo) * 0.08 + 0.01;
+    p.y0 = p.logy ? lo / 1.1 : lo - pad;
+    p.y1 = p.logy ? hi * 1.1 : hi + pad;
     char **xn = mp_xmalloc((nr + 1) * sizeof *xn);
     for (size_t i = 0; i < nr; i++) {
         xn[i] = mp_xmalloc(24);
         snprintf(xn[i], 24, "%lld", (long long)runs[i]);
     }
     mp_viz_plot_frame(b, &p, "run", p.logy ? "ratio to the lower bound (log)" : "ratio to the lower bound",
-                   (const char *const *)xn, nr);
+                      (const char *const *)xn, nr);
     const char *colors[MAX_ALGOS];
-    char tip[400];
     for (size_t a = 0; a < na; a++) {
         colors[a] = mp_viz_algo_color(algos[a]);
-        for (int which = 0; which < 2; which++) { /* 0 mean, 1 worst */
-            mp_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" class=\"%s\" points=\"",
-                          colors[a], which ? "worst" : "mean");
-            size_t x = 0, pts = 0;
-            for (size_t i = 0; i < d->nq; i++) {
-                while (runs[x] != d->q[i].run) x++;
-                double v = which ? d->q[i].max : d->q[i].mean;
-                if (strcmp(d->q[i].algo, algos[a]) || !isfinite(v)) continue;
-                mp_buf_puts(b, pts++ ? " " : "");
-                mp_viz_num(b, mp_viz_plot_x(&p, (double)x));
-                mp_buf_puts(b, ",");
-                mp_viz_num(b, mp_viz_plot_y(&p, v));
-            }
-            mp_buf_puts(b, "\"/>\n");
-        }
-        size_t x = 0;
-        for (size_t i = 0; i < d->nq; i++) {
-            const mp_report_qrow *q = &d->q[i];
-            while (runs[x] != q->run) x++;
-            if (strcmp(q->algo, algos[a]) || !isfinite(q->mean)) continue;
-            snprintf(tip, sizeof tip, "run %lld (%s, %s%s%s): %s mean %.4f, worst %.4f, %lld graphs, "
-                     "%lld invalid, %lld refused", (long long)q->run, q->started, q->kind,
-                     q->git[0] ? ", " : "", q->git, q->algo, q->mean, q->max, (long long)q->graphs,
-                     (long long)q->invalid, (long long)q->refused);
-            dot(b, mp_viz_plot_x(&p, (double)x), mp_viz_plot_y(&p, q->mean), 3.5, colors[a], tip);
-        }
+        for (int which = 0; which < 2; which++) ratio_line(b, d, runs, &p, algos[a], colors[a], which);
+        ratio_dots(b, d, runs, &p, algos[a], colors[a]);
     }
     mp_viz_plot_legend(b, p.left, 22, algos, colors, na);
     mp_buf_puts(b, "<text x=\"830\" y=\"22\" text-anchor=\"end\" class=\"note\">solid: mean, "
                    "dashed: worst</text>\n</svg>\n");
     for (size_t i = 0; i < nr; i++) mp_xfree(xn[i]);
     mp_xfree(xn);
-    mp_xfree(names);
     mp_xfree(runs);
 }
 

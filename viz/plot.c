@@ -128,7 +128,9 @@ void mp_viz_plot_legend(mp_buf *b, double x, double y, const char *const *names,
 const char *mp_viz_algo_color(const char *algo) {
     int a = mp_algo_parse(algo);
     if (a >= 0) return mp_planner_get((uint32_t)a)->color; /* the planner table's */
-    uint32_t h = 0; /* a planner this build does not have (an old run, "opt-exact") */
+    /* a planner this build does not have (an old run, "opt-exact"): a
+     * palette colour past the table's, which takes the palette's first */
+    uint32_t h = 0, n = mp_planner_count();
     for (const char *s = algo; *s; s++) h = h * 31 + (unsigned char)*s;
-    return mp_viz_color(h);
+    return mp_viz_color(n + h % (VIZ_N_COLORS - n));
 }
