@@ -179,6 +179,45 @@ static void style(mp_buf *b) {
     mp_buf_puts(b, "\n</style>\n");
 }
 
+/* The panels' bodies under the summary and legend, the notes below;
+ * returns the picture's height. */
+static double draw_body(viz_svg *s, viz_panel *panels, size_t np, bool more) {
+    double y = 0;
+    summary(s, s->b, &y);
+    legend(s, s->b, &y);
+    for (size_t k = 0; k < np; k++) {
+        panels[k].top = y + 22;
+        y = panels[k].top + s->H + 40;
+    }
+    bool *placed = mp_xcalloc(s->r.n_v + 1, sizeof *placed);
+    mp_viz_svg_marks_build(s, panels, np, placed);
+    for (size_t k = 0; k < np; k++) mp_viz_svg_panel(s, &panels[k]);
+    if (np == 0) {
+        mp_buf_printf(s->b, "<text x=\"%d\" y=\"", (int)s->left);
+        mp_viz_num(s->b, y + 4);
+        mp_buf_puts(s->b, "\">nothing to draw: the plan places no tensor of the entry graph</text>\n");
+        y += 24;
+    }
+    notes(s, s->b, &y, placed, more);
+    mp_xfree(placed);
+    return y;
+}
+
+/* The document: header, title, style, background, the body. */
+static void write_document(const viz_svg *s, const mp_buf *body, double y, mp_buf *out) {
+    int width = (int)(s->left + s->W + 24), height = (int)ceil(y + 8);
+    mp_buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                       "viewBox=\"0 0 %d %d\">\n<title>",
+                  width, height, width, height);
+    mp_viz_xml(out, s->o->title ? s->o->title : s->prog->filename ? s->prog->filename : "plan");
+    mp_buf_puts(out, "</title>\n");
+    style(out);
+    mp_buf_printf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", width, height);
+    mp_buf_put(out, body->data ? body->data : "", body->len);
+    mp_buf_puts(out, "</svg>\n");
+}
+
 int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_options *o,
                mp_buf *out, mp_err *err) {
     mp_err_clear(err);
@@ -215,37 +254,9 @@ int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_opt
     mp_buf body;
     mp_buf_init(&body);
     s.b = &body;
-    double y = 0;
-    summary(&s, &body, &y);
-    legend(&s, &body, &y);
-    for (size_t k = 0; k < np; k++) {
-        panels[k].top = y + 22;
-        y = panels[k].top + s.H + 40;
-    }
-    bool *placed = mp_xcalloc(s.r.n_v + 1, sizeof *placed);
-    mp_viz_svg_marks_build(&s, panels, np, placed);
-    for (size_t k = 0; k < np; k++) mp_viz_svg_panel(&s, &panels[k]);
-    if (np == 0) {
-        mp_buf_printf(&body, "<text x=\"%d\" y=\"", (int)s.left);
-        mp_viz_num(&body, y + 4);
-        mp_buf_puts(&body, "\">nothing to draw: the plan places no tensor of the entry graph</text>\n");
-        y += 24;
-    }
-    notes(&s, &body, &y, placed, more);
-    int width = (int)(s.left + s.W + 24), height = (int)ceil(y + 8);
-    mp_buf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                       "viewBox=\"0 0 %d %d\">\n<title>",
-                  width, height, width, height);
-    mp_viz_xml(out, o->title ? o->title : prog->filename ? prog->filename : "plan");
-    mp_buf_puts(out, "</title>\n");
-    style(out);
-    mp_buf_printf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", width, height);
-    mp_buf_put(out, body.data ? body.data : "", body.len);
-    mp_buf_puts(out, "</svg>\n");
+    write_document(&s, &body, draw_body(&s, panels, np, more), out);
     bool failed = body.failed || out->failed;
     mp_buf_free(&body);
-    mp_xfree(placed);
     mp_xfree(panels);
     mp_xfree(sorted);
     mp_xfree(s.marks);

@@ -141,15 +141,10 @@ static void counter(tctx *c, const slice *v, size_t n, uint32_t pid) {
     mp_xfree(bx);
 }
 
-static void block(tctx *c, uint32_t k) {
-    const mp_graph_plan *gp = &c->plan->graphs[k];
-    const mp_graphdef *g = gp->graph >= 0 && (uint32_t)gp->graph < c->prog->n_graphs
-                               ? &c->prog->graphs[gp->graph] : NULL;
-    uint32_t pid = k + 1, n_nodes = g ? g->n_nodes : UINT32_MAX;
-    char label[MP_MAX_NAME + 64];
-    snprintf(label, sizeof label, "graph %s%s", gp->name, g ? "" : " (not in the graph file)");
-    meta(c, "process_name", pid, 0, label, 0);
-    meta(c, "process_sort_index", pid, 0, NULL, k);
+/* The block's slices: a tensor slice per alloc, a reservation slice per
+ * sub-graph region at the node that runs it.  Returns how many (*out). */
+static size_t block_slices(const tctx *c, const mp_graph_plan *gp, const mp_graphdef *g, slice **out) {
+    uint32_t n_nodes = g ? g->n_nodes : UINT32_MAX;
     slice *v = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t i = 0; i < gp->n_allocs; i++) {
@@ -173,6 +168,49 @@ static void block(tctx *c, uint32_t k) {
             }
         }
     if (n) qsort(v, n, sizeof *v, cmp_slice);
+    *out = v;
+    return n;
+}
+
+/* One group of a buffer's slices (tensors, or sub-graph reservations:
+ * `reserves`) on lanes of their own from thread tid; returns the lanes. */
+static uint32_t lane_group(tctx *c, const mp_graph_plan *gp, const mp_graphdef *g, const slice *v,
+                           size_t cnt, bool reserves, const char *dev, uint32_t pid, uint32_t tid) {
+    int64_t *s = mp_xmalloc(cnt * sizeof *s), *e = mp_xmalloc(cnt * sizeof *e);
+    uint32_t *lane = mp_xmalloc(cnt * sizeof *lane);
+    for (size_t q = 0; q < cnt; q++) {
+        s[q] = v[q].s;
+        e[q] = v[q].e;
+    }
+    uint32_t lanes = mp_viz_lanes(s, e, cnt, lane);
+    char label[MP_MAX_NAME + 64];
+    for (uint32_t l = 0; l < lanes; l++) {
+        snprintf(label, sizeof label, "buffer %llu %s lane %u", (unsigned long long)v[0].buffer,
+                 reserves ? "sub-graphs" : dev, l);
+        meta(c, "thread_name", pid, tid + l, label, 0);
+        meta(c, "thread_sort_index", pid, tid + l, NULL, tid + l);
+    }
+    for (size_t q = 0; q < cnt; q++) {
+        if (!reserves) tensor_slice(c, gp, &v[q], pid, tid + lane[q]);
+        else reserve_slice(c, g, &v[q], pid, tid + lane[q]);
+    }
+    mp_xfree(s);
+    mp_xfree(e);
+    mp_xfree(lane);
+    return lanes;
+}
+
+static void block(tctx *c, uint32_t k) {
+    const mp_graph_plan *gp = &c->plan->graphs[k];
+    const mp_graphdef *g = gp->graph >= 0 && (uint32_t)gp->graph < c->prog->n_graphs
+                               ? &c->prog->graphs[gp->graph] : NULL;
+    uint32_t pid = k + 1;
+    char label[MP_MAX_NAME + 64];
+    snprintf(label, sizeof label, "graph %s%s", gp->name, g ? "" : " (not in the graph file)");
+    meta(c, "process_name", pid, 0, label, 0);
+    meta(c, "process_sort_index", pid, 0, NULL, k);
+    slice *v;
+    size_t n = block_slices(c, gp, g, &v);
     uint32_t tid = 1;
     for (size_t i = 0; i < n;) {
         size_t j = i;
@@ -182,32 +220,8 @@ static void block(tctx *c, uint32_t k) {
         /* tensors [i, r), reservations [r, j): each group gets its lanes */
         size_t r = i;
         while (r < j && v[r].a) r++;
-        size_t parts[3] = {i, r, j};
-        for (int p = 0; p < 2; p++) {
-            size_t lo = parts[p], cnt = parts[p + 1] - parts[p];
-            if (!cnt) continue;
-            int64_t *s = mp_xmalloc(cnt * sizeof *s), *e = mp_xmalloc(cnt * sizeof *e);
-            uint32_t *lane = mp_xmalloc(cnt * sizeof *lane);
-            for (size_t q = 0; q < cnt; q++) {
-                s[q] = v[lo + q].s;
-                e[q] = v[lo + q].e;
-            }
-            uint32_t lanes = mp_viz_lanes(s, e, cnt, lane);
-            for (uint32_t l = 0; l < lanes; l++) {
-                snprintf(label, sizeof label, "buffer %llu %s lane %u",
-                         (unsigned long long)v[i].buffer, p ? "sub-graphs" : dev, l);
-                meta(c, "thread_name", pid, tid + l, label, 0);
-                meta(c, "thread_sort_index", pid, tid + l, NULL, tid + l);
-            }
-            for (size_t q = 0; q < cnt; q++) {
-                if (p == 0) tensor_slice(c, gp, &v[lo + q], pid, tid + lane[q]);
-                else reserve_slice(c, g, &v[lo + q], pid, tid + lane[q]);
-            }
-            tid += lanes;
-            mp_xfree(s);
-            mp_xfree(e);
-            mp_xfree(lane);
-        }
+        if (r > i) tid += lane_group(c, gp, g, v + i, r - i, false, dev, pid, tid);
+        if (j > r) tid += lane_group(c, gp, g, v + r, j - r, true, dev, pid, tid);
         counter(c, v + i, j - i, pid);
         i = j;
     }
