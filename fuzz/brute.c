@@ -215,12 +215,11 @@ static void bounds_in(bf *c, const mp_alloc *a, const mp_graph_plan *in, const c
               (unsigned long long)a->mem_id, (unsigned long long)cap, what);
 }
 
-static void per_graph(bf *c, uint32_t gi) {
+/* 8: which tensor each alloc names; duplicates and unknown names. */
+static void brute_allocs(bf *c, uint32_t gi) {
     const mp_graphdef *g = &c->p->graphs[gi];
     const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
     facts *f = &c->f[gi];
-    if (b->n_devices != b->n_buffers)
-        found(c, MP_RULE_CONSISTENCY, "%s: %u buffers, %u devices", g->name, b->n_buffers, b->n_devices);
     for (uint32_t a = 0; a < b->n_allocs; a++) {
         int32_t t = tensor_named(g, b->allocs[a].name);
         f->alloc_t[a] = t;
@@ -234,7 +233,13 @@ static void per_graph(bf *c, uint32_t gi) {
         if (dup) found(c, MP_RULE_CONSISTENCY, "%s: second alloc of %s", g->name, b->allocs[a].name);
         else f->kept[a] = true;
     }
-    /* 1 completeness */
+}
+
+/* 1: exactly the tensors the options plan are planned. */
+static void brute_completeness(bf *c, uint32_t gi) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
+    facts *f = &c->f[gi];
     for (uint32_t t = 0; t < g->n_tensors; t++) {
         const mp_tensor *x = &g->tensors[t];
         bool input = f->ph[t] && !(x->flags & MP_T_MUTABLE), excluded;
@@ -249,6 +254,12 @@ static void per_graph(bf *c, uint32_t gi) {
             found(c, MP_RULE_COMPLETENESS, "%s: %s %s", g->name, x->name,
                   planned ? "planned but must not be" : "not planned");
     }
+}
+
+/* 3 and 6: buffer 0 empty, buffers on the right devices. */
+static void brute_buffers(bf *c, uint32_t gi) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
     /* 3 bounds, buffer 0 */
     if (b->n_buffers == 0) found(c, MP_RULE_BOUNDS, "%s: no buffers", g->name);
     else if (b->buffers[0] != 0) found(c, MP_RULE_BOUNDS, "%s: buffer 0 not empty", g->name);
@@ -261,6 +272,13 @@ static void per_graph(bf *c, uint32_t gi) {
                  !same_dev(d, c->entry->devices[i]))
             found(c, MP_RULE_DEVICE, "%s: buffer %u differs from the entry's", g->name, i);
     }
+}
+
+/* 2, 3, 6, 8: each kept alloc's size, alignment, bounds, device, life. */
+static void brute_alloc_rules(bf *c, uint32_t gi) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
+    facts *f = &c->f[gi];
     for (uint32_t k = 0; k < b->n_allocs; k++) {
         if (!f->kept[k]) continue;
         const mp_alloc *a = &b->allocs[k];
@@ -286,7 +304,13 @@ static void per_graph(bf *c, uint32_t gi) {
             found(c, MP_RULE_CONSISTENCY, "%s: life %lld,%lld, live %d..%d", a->name,
                   (long long)a->life_start, (long long)a->life_end, f->first[t], f->last[t]);
     }
-    /* 7 frees */
+}
+
+/* 7: free lines exactly for the dynamic tensors, at their last use. */
+static void brute_frees(bf *c, uint32_t gi) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
+    facts *f = &c->f[gi];
     for (uint32_t k = 0; k < b->n_frees; k++) {
         const mp_free *fr = &b->frees[k];
         int32_t t = tensor_named(g, fr->name);
@@ -313,6 +337,18 @@ static void per_graph(bf *c, uint32_t gi) {
         for (uint32_t k = 0; k < b->n_frees; k++) freed |= strcmp(b->frees[k].name, x->name) == 0;
         if (!freed) found(c, MP_RULE_FREE, "%s: %s never freed", g->name, x->name);
     }
+}
+
+static void per_graph(bf *c, uint32_t gi) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
+    if (b->n_devices != b->n_buffers)
+        found(c, MP_RULE_CONSISTENCY, "%s: %u buffers, %u devices", g->name, b->n_buffers, b->n_devices);
+    brute_allocs(c, gi);
+    brute_completeness(c, gi);
+    brute_buffers(c, gi);
+    brute_alloc_rules(c, gi);
+    brute_frees(c, gi);
 }
 
 /* An allocation taking part in rules 4 and 5 as a parent item. */

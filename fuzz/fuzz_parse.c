@@ -16,84 +16,87 @@ static const char FILE_NAME[] = "<fuzz>";
  * roots, one defining node per root, placeholders first with one out=,
  * exactly one output node and last, sub-graphs that exist and no graph
  * reaching itself. */
-static void check_invariants(const mp_program *p) {
-    FUZZ_ASSERT(p->n_graphs > 0, "program without graphs");
-    for (uint32_t gi = 0; gi < p->n_graphs; gi++) {
-        const mp_graphdef *g = &p->graphs[gi];
-        FUZZ_ASSERT(g->name && *g->name, "graph %u has no name", gi);
-        FUZZ_ASSERT(mp_graph_find(p, g->name) == (int32_t)gi, "graph name %s twice", g->name);
-        FUZZ_ASSERT(g->n_nodes > 0 && g->nodes[g->n_nodes - 1].kind == MP_NODE_OUTPUT,
-                    "graph %s does not end with its output node", g->name);
-        for (uint32_t t = 0; t < g->n_tensors; t++) {
-            const mp_tensor *x = &g->tensors[t];
-            if (g->n_tensors <= 256) /* quadratic */
-                FUZZ_ASSERT(mp_tensor_find(g, x->name) == (int32_t)t, "tensor %s twice", x->name);
-            FUZZ_ASSERT(strlen(x->name) <= MP_MAX_NAME, "tensor name too long");
-            FUZZ_ASSERT(x->size < MP_MAX_SIZE, "tensor %s size out of range", x->name);
-            FUZZ_ASSERT(x->mem_id <= MP_MAX_MEM_ID, "mem_id out of range");
-            FUZZ_ASSERT(x->device.type <= MP_DEV_CUDA && x->device.index <= MP_MAX_DEVICE_INDEX,
-                        "bad device");
-            FUZZ_ASSERT(x->inplace_base >= -1 && x->inplace_base < (int32_t)g->n_tensors,
-                        "inplace base out of range");
-            FUZZ_ASSERT(x->view_base >= -1 && x->view_base < (int32_t)g->n_tensors,
-                        "view base out of range");
-            FUZZ_ASSERT(x->root >= 0 && x->root < (int32_t)g->n_tensors, "root out of range");
-            const mp_tensor *r = &g->tensors[x->root];
-            FUZZ_ASSERT(r->view_base < 0 && r->root == x->root, "root of %s is a view", x->name);
-            FUZZ_ASSERT((x->view_base < 0) == (x->root == (int32_t)t), "view/root mismatch");
-            if (x->view_base >= 0) {
-                FUZZ_ASSERT(g->tensors[x->view_base].root == x->root, "view chain broken");
-            } else {
-                FUZZ_ASSERT(x->def_node >= 0 && x->def_node < (int32_t)g->n_nodes,
-                            "root %s has no defining node", x->name);
-                const mp_node *d = &g->nodes[x->def_node];
-                uint32_t k = 0;
-                while (k < d->n_out && d->out[k] != (int32_t)t) k++;
-                FUZZ_ASSERT(k < d->n_out, "defining node of %s does not name it", x->name);
-                if (x->flags & MP_T_MUTABLE)
-                    FUZZ_ASSERT(d->kind == MP_NODE_PLACEHOLDER, "mutable %s not a placeholder",
-                                x->name);
-            }
+/* Every tensor of graph g: names, ranges, views resolved to their root,
+ * each root defined by one node that names it. */
+static void check_tensors(const mp_graphdef *g) {
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        const mp_tensor *x = &g->tensors[t];
+        if (g->n_tensors <= 256) /* quadratic */
+            FUZZ_ASSERT(mp_tensor_find(g, x->name) == (int32_t)t, "tensor %s twice", x->name);
+        FUZZ_ASSERT(strlen(x->name) <= MP_MAX_NAME, "tensor name too long");
+        FUZZ_ASSERT(x->size < MP_MAX_SIZE, "tensor %s size out of range", x->name);
+        FUZZ_ASSERT(x->mem_id <= MP_MAX_MEM_ID, "mem_id out of range");
+        FUZZ_ASSERT(x->device.type <= MP_DEV_CUDA && x->device.index <= MP_MAX_DEVICE_INDEX,
+                    "bad device");
+        FUZZ_ASSERT(x->inplace_base >= -1 && x->inplace_base < (int32_t)g->n_tensors,
+                    "inplace base out of range");
+        FUZZ_ASSERT(x->view_base >= -1 && x->view_base < (int32_t)g->n_tensors,
+                    "view base out of range");
+        FUZZ_ASSERT(x->root >= 0 && x->root < (int32_t)g->n_tensors, "root out of range");
+        const mp_tensor *r = &g->tensors[x->root];
+        FUZZ_ASSERT(r->view_base < 0 && r->root == x->root, "root of %s is a view", x->name);
+        FUZZ_ASSERT((x->view_base < 0) == (x->root == (int32_t)t), "view/root mismatch");
+        if (x->view_base >= 0) {
+            FUZZ_ASSERT(g->tensors[x->view_base].root == x->root, "view chain broken");
+        } else {
+            FUZZ_ASSERT(x->def_node >= 0 && x->def_node < (int32_t)g->n_nodes,
+                        "root %s has no defining node", x->name);
+            const mp_node *d = &g->nodes[x->def_node];
+            uint32_t k = 0;
+            while (k < d->n_out && d->out[k] != (int32_t)t) k++;
+            FUZZ_ASSERT(k < d->n_out, "defining node of %s does not name it", x->name);
+            if (x->flags & MP_T_MUTABLE)
+                FUZZ_ASSERT(d->kind == MP_NODE_PLACEHOLDER, "mutable %s not a placeholder",
+                            x->name);
         }
-        bool body = false;
-        uint32_t outputs = 0;
-        for (uint32_t i = 0; i < g->n_nodes; i++) {
-            const mp_node *nd = &g->nodes[i];
-            FUZZ_ASSERT(nd->kind <= MP_NODE_OUTPUT, "bad node kind");
-            for (uint32_t k = 0; k < nd->n_in; k++)
-                FUZZ_ASSERT(nd->in[k] >= 0 && nd->in[k] < (int32_t)g->n_tensors, "bad in=");
-            for (uint32_t k = 0; k < nd->n_out; k++) {
-                int32_t t = nd->out[k];
-                FUZZ_ASSERT(t >= 0 && t < (int32_t)g->n_tensors, "bad out=");
-                if (g->tensors[t].view_base < 0)
-                    FUZZ_ASSERT(g->tensors[t].def_node == (int32_t)i, "two defining nodes");
-            }
-            if (nd->kind == MP_NODE_PLACEHOLDER) {
-                FUZZ_ASSERT(!body, "placeholder after the body");
-                FUZZ_ASSERT(nd->n_in == 0 && nd->n_out == 1, "placeholder shape");
-                FUZZ_ASSERT(g->tensors[nd->out[0]].view_base < 0, "placeholder defines a view");
-            } else {
-                body = true;
-            }
-            if (nd->kind == MP_NODE_OUTPUT) {
-                outputs++;
-                FUZZ_ASSERT(nd->n_out == 0, "output node with out=");
-            }
-            FUZZ_ASSERT((nd->kind == MP_NODE_DELEGATE) == (nd->backend != NULL), "backend");
-            int want = nd->kind == MP_NODE_COND || nd->kind == MP_NODE_WHILE ? 2
-                       : nd->kind == MP_NODE_MAP || nd->kind == MP_NODE_SCAN ? 1 : 0;
-            for (int s = 0; s < 2; s++) {
-                if (s < want)
-                    FUZZ_ASSERT(nd->sub[s] >= 0 && nd->sub[s] < (int32_t)p->n_graphs,
-                                "missing sub-graph");
-                else
-                    FUZZ_ASSERT(nd->sub[s] == -1, "stray sub-graph");
-            }
-        }
-        FUZZ_ASSERT(outputs == 1, "graph %s has %u output nodes", g->name, outputs);
     }
-    /* no recursion: a graph reachable from each graph's children is never
-     * the graph itself (small programs only; this is quadratic) */
+}
+
+/* Every node of graph g: operands in range, placeholders first, one
+ * output node, a backend exactly on delegates, the sub-graphs its kind
+ * takes. */
+static void check_nodes(const mp_program *p, const mp_graphdef *g) {
+    bool body = false;
+    uint32_t outputs = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const mp_node *nd = &g->nodes[i];
+        FUZZ_ASSERT(nd->kind <= MP_NODE_OUTPUT, "bad node kind");
+        for (uint32_t k = 0; k < nd->n_in; k++)
+            FUZZ_ASSERT(nd->in[k] >= 0 && nd->in[k] < (int32_t)g->n_tensors, "bad in=");
+        for (uint32_t k = 0; k < nd->n_out; k++) {
+            int32_t t = nd->out[k];
+            FUZZ_ASSERT(t >= 0 && t < (int32_t)g->n_tensors, "bad out=");
+            if (g->tensors[t].view_base < 0)
+                FUZZ_ASSERT(g->tensors[t].def_node == (int32_t)i, "two defining nodes");
+        }
+        if (nd->kind == MP_NODE_PLACEHOLDER) {
+            FUZZ_ASSERT(!body, "placeholder after the body");
+            FUZZ_ASSERT(nd->n_in == 0 && nd->n_out == 1, "placeholder shape");
+            FUZZ_ASSERT(g->tensors[nd->out[0]].view_base < 0, "placeholder defines a view");
+        } else {
+            body = true;
+        }
+        if (nd->kind == MP_NODE_OUTPUT) {
+            outputs++;
+            FUZZ_ASSERT(nd->n_out == 0, "output node with out=");
+        }
+        FUZZ_ASSERT((nd->kind == MP_NODE_DELEGATE) == (nd->backend != NULL), "backend");
+        int want = nd->kind == MP_NODE_COND || nd->kind == MP_NODE_WHILE ? 2
+                   : nd->kind == MP_NODE_MAP || nd->kind == MP_NODE_SCAN ? 1 : 0;
+        for (int s = 0; s < 2; s++) {
+            if (s < want)
+                FUZZ_ASSERT(nd->sub[s] >= 0 && nd->sub[s] < (int32_t)p->n_graphs,
+                            "missing sub-graph");
+            else
+                FUZZ_ASSERT(nd->sub[s] == -1, "stray sub-graph");
+        }
+    }
+    FUZZ_ASSERT(outputs == 1, "graph %s has %u output nodes", g->name, outputs);
+}
+
+/* No recursion: a graph reachable from each graph's children is never the
+ * graph itself (small programs only; this is quadratic). */
+static void check_no_recursion(const mp_program *p) {
     if (p->n_graphs > 64) return;
     bool *seen = mp_xcalloc(p->n_graphs, 1);
     int32_t *stack = mp_xmalloc((p->n_graphs + 1) * sizeof *stack);
@@ -115,6 +118,20 @@ static void check_invariants(const mp_program *p) {
     }
     mp_xfree(stack);
     mp_xfree(seen);
+}
+
+static void check_invariants(const mp_program *p) {
+    FUZZ_ASSERT(p->n_graphs > 0, "program without graphs");
+    for (uint32_t gi = 0; gi < p->n_graphs; gi++) {
+        const mp_graphdef *g = &p->graphs[gi];
+        FUZZ_ASSERT(g->name && *g->name, "graph %u has no name", gi);
+        FUZZ_ASSERT(mp_graph_find(p, g->name) == (int32_t)gi, "graph name %s twice", g->name);
+        FUZZ_ASSERT(g->n_nodes > 0 && g->nodes[g->n_nodes - 1].kind == MP_NODE_OUTPUT,
+                    "graph %s does not end with its output node", g->name);
+        check_tensors(g);
+        check_nodes(p, g);
+    }
+    check_no_recursion(p);
 }
 
 static bool same_list(const int32_t *a, uint32_t na, const int32_t *b, uint32_t nb) {
