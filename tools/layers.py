@@ -4,6 +4,7 @@
   layers.py check-includes          every #include "x.h" is allowed
   layers.py check-cycles OBJDIR     no two object files call each other in
                                     a loop (nm: who defines, who uses)
+  layers.py check-functions N FILE...  no function longer than N lines
 
 Exit 0 when the rules hold, 1 with one line per breach otherwise."""
 import os
@@ -143,9 +144,41 @@ def check_cycles(objdir):
     return [f"files that call each other in a loop: {' '.join(c)}" for c in sccs]
 
 
+def check_functions(limit, files):
+    """Function bodies: from the signature (a line at column 0 with an
+    opening parenthesis, or the return type on the line before it) to the
+    next '}' at column 0."""
+    bad = []
+    for path in files:
+        lines = open(path, encoding="utf-8", errors="replace").read().split("\n")
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if not re.match(r"[A-Za-z_]", line) or "(" not in line or re.match(r"(typedef|struct|enum|union)\b", line):
+                i += 1
+                continue
+            j = i
+            while j < len(lines) and not lines[j].rstrip().endswith(("{", ";", "}")) and lines[j].strip():
+                j += 1
+            if j >= len(lines) or not lines[j].rstrip().endswith("{") or "=" in line.split("(")[0]:
+                i = j + 1
+                continue
+            start = i - 1 if i > 0 and re.match(r"(static |const |inline )*[A-Za-z_][A-Za-z_0-9 *]*$", lines[i - 1]) else i
+            m = re.search(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", line)
+            k = j
+            while k < len(lines) and not lines[k].startswith("}"):
+                k += 1
+            if k - start + 1 > limit:
+                bad.append(f"{path}:{start + 1}: {m.group(1) if m else '?'} is {k - start + 1} lines (at most {limit})")
+            i = k + 1
+    return bad
+
+
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "check-includes":
         bad = check_includes()
+    elif len(sys.argv) >= 4 and sys.argv[1] == "check-functions":
+        bad = check_functions(int(sys.argv[2]), sys.argv[3:])
     elif len(sys.argv) == 3 and sys.argv[1] == "check-cycles":
         bad = check_cycles(sys.argv[2])
     else:

@@ -10,13 +10,21 @@ B=${BUILD:-build}
 
 "$PY" tools/layers.py check-includes >"$T/out" 2>&1 && ok || { bad "includes"; cat "$T/out"; }
 "$PY" tools/layers.py check-cycles "$B/obj" >"$T/out" 2>&1 && ok || { bad "call loops"; cat "$T/out"; }
-# the checker itself: a loop and a forbidden include are caught
+# no function over 60 lines, in any C file of the project
+# shellcheck disable=SC2046
+"$PY" tools/layers.py check-functions 60 $(git ls-files '*.c' 2>/dev/null || find . -name '*.c') \
+    >"$T/out" 2>&1 && ok || { bad "long functions"; cat "$T/out"; }
+# the checkers themselves: a loop and a long function are caught
 mkdir -p "$T/loop/x"
 printf 'int b(void);\nint a(void) { return b(); }\n' >"$T/a.c"
 printf 'int a(void);\nint b(void) { return a(); }\n' >"$T/b.c"
 ${CC:-cc} -c "$T/a.c" -o "$T/loop/x/a.o" && ${CC:-cc} -c "$T/b.c" -o "$T/loop/x/b.o"
 "$PY" tools/layers.py check-cycles "$T/loop" >"$T/out" 2>&1 && bad "a loop went unseen" || ok
 grep -q 'x/a.o x/b.o' "$T/out" && ok || bad "loop report: $(cat "$T/out")"
+{ printf 'static int\nlong_one(int x,\n         int y) {\n'; i=0; while [ $i -lt 60 ]; do echo "    x += y;"; i=$((i + 1)); done
+  printf '    return x;\n}\n'; } >"$T/long.c"
+"$PY" tools/layers.py check-functions 60 "$T/long.c" >"$T/out" 2>&1 && bad "a long function went unseen" || ok
+grep -q 'long_one is 65 lines' "$T/out" && ok || bad "long function report: $(cat "$T/out")"
 
 grep -rln 'sqlite3' --include='*.c' --include='*.h' core ref opt peers verify api viz cli include \
     | grep -v '^verify/store/' >"$T/out"

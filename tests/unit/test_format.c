@@ -146,8 +146,8 @@ Test(format, long_names_limit) {
     mp_program_free(p);
 }
 
-Test(format, accepts_every_feature) {
-    const char *text =
+/* Every construct of the format in one file. */
+static const char EVERY_FEATURE[] =
         "# leading comment\n"
         "   memplan-graph   1   # header with a comment\n"
         "\n"
@@ -176,12 +176,9 @@ Test(format, accepts_every_feature) {
         "end\n"
         "graph t\ntensor p 4\nnode placeholder out=p\nnode output in=p\nend\n"
         "graph f\r\ntensor p 4\r\nnode placeholder out=p\r\nnode output in=p\r\nend\r\n";
-    mp_program *p = must_parse(text);
-    cr_assert_eq(p->n_graphs, 3);
-    const mp_graphdef *g = &p->graphs[0];
-    cr_assert_str_eq(g->name, "main");
-    cr_assert_eq(g->n_tensors, 10);
-    cr_assert_eq(g->n_nodes, 11);
+
+/* What the file's tensors must read as. */
+static void check_feature_tensors(const mp_graphdef *g) {
     cr_assert_eq(g->tensors[1].flags, MP_T_CONST);
     cr_assert_eq(g->tensors[2].flags, MP_T_MUTABLE);
     cr_assert_eq(g->tensors[2].mem_id, 2);
@@ -195,6 +192,10 @@ Test(format, accepts_every_feature) {
     cr_assert_eq(g->tensors[7].root, 4, "view of a view resolves to the root");
     cr_assert_eq(g->tensors[9].device.type, MP_DEV_CPU);
     cr_assert_eq(g->tensors[9].device.index, 3);
+}
+
+/* What the file's nodes must read as. */
+static void check_feature_nodes(const mp_graphdef *g) {
     cr_assert_eq(g->nodes[4].kind, MP_NODE_DELEGATE);
     cr_assert_str_eq(g->nodes[4].backend, "XnnpackBackend");
     cr_assert_eq(g->nodes[5].sub[0], 1);
@@ -204,6 +205,17 @@ Test(format, accepts_every_feature) {
     cr_assert_eq(g->nodes[7].sub[0], 1);
     cr_assert_eq(g->nodes[7].sub[1], -1);
     cr_assert_eq(g->tensors[8].def_node, 4);
+}
+
+Test(format, accepts_every_feature) {
+    mp_program *p = must_parse(EVERY_FEATURE);
+    cr_assert_eq(p->n_graphs, 3);
+    const mp_graphdef *g = &p->graphs[0];
+    cr_assert_str_eq(g->name, "main");
+    cr_assert_eq(g->n_tensors, 10);
+    cr_assert_eq(g->n_nodes, 11);
+    check_feature_tensors(g);
+    check_feature_nodes(g);
     cr_assert(mp_graph_has_xnnpack(g));
     cr_assert(!mp_graph_has_xnnpack(&p->graphs[1]));
     mp_program_free(p);

@@ -215,6 +215,80 @@ static bool is_str(const jv *v) { return v && v->t == J_STR; }
  * numeric args).  Every event: name (string), ph, ts, pid, tid (numbers),
  * args (object).  Slices of one thread must not overlap (viewers need
  * them nested; memplan never nests them). */
+/* An X event's cat and args: a tensor slice or a sub-graph reservation. */
+static const char *check_slice(size_t i, const jv *ev, const jv *args, tstats *st) {
+    const jv *dur = jget(ev, "dur"), *cat = jget(ev, "cat");
+    if (!is_num(dur) || dur->num <= 0) return bad(i, "X without a positive dur");
+    if (!is_str(cat)) return bad(i, "X without a cat");
+    if (!strcmp(cat->str, "tensor")) {
+        static const char *const nums[] = {"size", "offset", "end", "mem_id", "obj", "life_start", "life_end"};
+        st->tensors++;
+        for (int k = 0; k < 7; k++)
+            if (!is_num(jget(args, nums[k]))) return bad(i, "tensor slice lacks a number arg");
+        if (!is_str(jget(args, "device")) || !is_str(jget(args, "graph")))
+            return bad(i, "tensor slice lacks device/graph");
+        if (jget(args, "end")->num < jget(args, "offset")->num) return bad(i, "end before offset");
+        return NULL;
+    }
+    if (!strcmp(cat->str, "sub-graph")) {
+        static const char *const nums[] = {"node", "offset", "end", "bytes", "mem_id"};
+        st->reservations++;
+        for (int k = 0; k < 5; k++)
+            if (!is_num(jget(args, nums[k]))) return bad(i, "reservation lacks a number arg");
+        if (!is_str(jget(args, "graph"))) return bad(i, "reservation lacks graph");
+        return NULL;
+    }
+    return bad(i, "unknown cat");
+}
+
+/* An M event: one of the four names, with its argument. */
+static const char *check_meta(size_t i, const jv *name, const jv *args, tstats *st) {
+    const char *n = name->str;
+    bool names = !strcmp(n, "process_name") || !strcmp(n, "thread_name");
+    bool sorts = !strcmp(n, "process_sort_index") || !strcmp(n, "thread_sort_index");
+    st->meta++;
+    st->processes += !strcmp(n, "process_name");
+    if (!names && !sorts) return bad(i, "unknown metadata event");
+    if (names && !is_str(jget(args, "name"))) return bad(i, "metadata without args.name");
+    if (sorts && !is_num(jget(args, "sort_index"))) return bad(i, "no args.sort_index");
+    return NULL;
+}
+
+/* One event: the common fields, then its phase's; an X slice goes to x. */
+static const char *check_event(size_t i, const jv *ev, tstats *st, xev *x, size_t *nx) {
+    const jv *name = jget(ev, "name"), *ph = jget(ev, "ph"), *ts = jget(ev, "ts");
+    const jv *pid = jget(ev, "pid"), *tid = jget(ev, "tid"), *args = jget(ev, "args");
+    if (ev->t != J_OBJ) return bad(i, "not an object");
+    if (!is_str(name)) return bad(i, "name is not a string");
+    if (!is_str(ph) || strlen(ph->str) != 1 || !strchr("XMC", ph->str[0])) return bad(i, "ph is not one of X, M, C");
+    if (!is_num(ts) || ts->num < 0) return bad(i, "ts is not a number >= 0");
+    if (!is_num(pid) || !is_num(tid)) return bad(i, "pid/tid are not numbers");
+    if (!args || args->t != J_OBJ) return bad(i, "args is not an object");
+    if (ph->str[0] == 'X') {
+        const jv *dur = jget(ev, "dur");
+        x[(*nx)++] = (xev){pid->num, tid->num, ts->num, is_num(dur) ? dur->num : 0};
+        return check_slice(i, ev, args, st);
+    }
+    if (ph->str[0] == 'M') return check_meta(i, name, args, st);
+    st->counters++;
+    if (args->n == 0) return bad(i, "counter without values");
+    for (size_t k = 0; k < args->n; k++)
+        if (!is_num(&args->items[k])) return bad(i, "counter value is not a number");
+    return NULL;
+}
+
+/* Slices of one thread never overlap. */
+static const char *check_nesting(xev *x, size_t nx) {
+    qsort(x, nx, sizeof *x, cmp_xev);
+    for (size_t i = 1; i < nx; i++)
+        if (x[i].pid == x[i - 1].pid && x[i].tid == x[i - 1].tid && x[i].ts < x[i - 1].ts + x[i - 1].dur) {
+            snprintf(terr, sizeof terr, "slices overlap on pid %g tid %g at ts %g", x[i].pid, x[i].tid,
+                     x[i].ts);
+            return terr;
+        }
+    return NULL;
+}
+
 static const char *check_trace(const char *text, tstats *st) {
     jv root;
     memset(st, 0, sizeof *st);
@@ -232,68 +306,8 @@ static const char *check_trace(const char *text, tstats *st) {
         res = "displayTimeUnit is not \"ms\" or \"ns\"";
     xev *x = evs && evs->t == J_ARR ? mp_xmalloc((evs->n + 1) * sizeof *x) : NULL;
     size_t nx = 0;
-    for (size_t i = 0; !res && i < evs->n; i++) {
-        const jv *ev = &evs->items[i];
-        const jv *name = jget(ev, "name"), *ph = jget(ev, "ph"), *ts = jget(ev, "ts");
-        const jv *pid = jget(ev, "pid"), *tid = jget(ev, "tid"), *args = jget(ev, "args");
-        if (ev->t != J_OBJ) res = bad(i, "not an object");
-        else if (!is_str(name)) res = bad(i, "name is not a string");
-        else if (!is_str(ph) || strlen(ph->str) != 1 || !strchr("XMC", ph->str[0]))
-            res = bad(i, "ph is not one of X, M, C");
-        else if (!is_num(ts) || ts->num < 0) res = bad(i, "ts is not a number >= 0");
-        else if (!is_num(pid) || !is_num(tid)) res = bad(i, "pid/tid are not numbers");
-        else if (!args || args->t != J_OBJ) res = bad(i, "args is not an object");
-        if (res) break;
-        if (ph->str[0] == 'X') {
-            const jv *dur = jget(ev, "dur"), *cat = jget(ev, "cat");
-            if (!is_num(dur) || dur->num <= 0) res = bad(i, "X without a positive dur");
-            else if (!is_str(cat)) res = bad(i, "X without a cat");
-            else if (!strcmp(cat->str, "tensor")) {
-                static const char *const nums[] = {"size", "offset", "end", "mem_id", "obj",
-                                                   "life_start", "life_end"};
-                for (int k = 0; k < 7 && !res; k++)
-                    if (!is_num(jget(args, nums[k]))) res = bad(i, "tensor slice lacks a number arg");
-                if (!res && (!is_str(jget(args, "device")) || !is_str(jget(args, "graph"))))
-                    res = bad(i, "tensor slice lacks device/graph");
-                if (!res && jget(args, "end")->num < jget(args, "offset")->num)
-                    res = bad(i, "end before offset");
-                st->tensors++;
-            } else if (!strcmp(cat->str, "sub-graph")) {
-                static const char *const nums[] = {"node", "offset", "end", "bytes", "mem_id"};
-                for (int k = 0; k < 5 && !res; k++)
-                    if (!is_num(jget(args, nums[k]))) res = bad(i, "reservation lacks a number arg");
-                if (!res && !is_str(jget(args, "graph"))) res = bad(i, "reservation lacks graph");
-                st->reservations++;
-            } else {
-                res = bad(i, "unknown cat");
-            }
-            x[nx++] = (xev){pid->num, tid->num, ts->num, is_num(dur) ? dur->num : 0};
-        } else if (ph->str[0] == 'M') {
-            const char *n = name->str;
-            bool names = !strcmp(n, "process_name") || !strcmp(n, "thread_name");
-            bool sorts = !strcmp(n, "process_sort_index") || !strcmp(n, "thread_sort_index");
-            if (!names && !sorts) res = bad(i, "unknown metadata event");
-            else if (names && !is_str(jget(args, "name"))) res = bad(i, "metadata without args.name");
-            else if (sorts && !is_num(jget(args, "sort_index"))) res = bad(i, "no args.sort_index");
-            st->meta++;
-            st->processes += !strcmp(n, "process_name");
-        } else {
-            if (args->n == 0) res = bad(i, "counter without values");
-            for (size_t k = 0; k < args->n && !res; k++)
-                if (!is_num(&args->items[k])) res = bad(i, "counter value is not a number");
-            st->counters++;
-        }
-    }
-    if (!res && x) {
-        qsort(x, nx, sizeof *x, cmp_xev);
-        for (size_t i = 1; i < nx && !res; i++)
-            if (x[i].pid == x[i - 1].pid && x[i].tid == x[i - 1].tid &&
-                x[i].ts < x[i - 1].ts + x[i - 1].dur) {
-                snprintf(terr, sizeof terr, "slices overlap on pid %g tid %g at ts %g", x[i].pid,
-                         x[i].tid, x[i].ts);
-                res = terr;
-            }
-    }
+    for (size_t i = 0; !res && i < evs->n; i++) res = check_event(i, &evs->items[i], st, x, &nx);
+    if (!res && x) res = check_nesting(x, nx);
     mp_xfree(x);
     jfree(&root);
     return res;
@@ -311,73 +325,95 @@ static const char *check_entity(const char **s) {
     return "bad entity";
 }
 
+/* A start tag's attributes, from after its name to its '>' or '/>':
+ * quoted, no '<', entities only.  NULL when well formed. */
+static const char *check_attributes(const char **ps) {
+    const char *s = *ps;
+    for (;;) {
+        while (*s == ' ' || *s == '\n' || *s == '\t') s++;
+        if (*s == '>' || (s[0] == '/' && s[1] == '>')) break;
+        size_t al = strcspn(s, "= \t\n>");
+        if (!al || s[al] != '=' || s[al + 1] != '"') return "unquoted or bad attribute";
+        s += al + 2;
+        while (*s && *s != '"') {
+            if (*s == '<') return "'<' in an attribute";
+            if (*s == '&') {
+                if (check_entity(&s)) return "bad entity in an attribute";
+            } else {
+                s++;
+            }
+        }
+        if (!*s) return "unterminated attribute";
+        s++;
+    }
+    *ps = s;
+    return NULL;
+}
+
+/* The open elements while the document is read. */
+typedef struct xstack {
+    const char *name[256];
+    size_t len[256], depth, roots;
+} xstack;
+
+/* One tag at s ('<'), moved past. */
+static const char *check_tag(const char **ps, xstack *x) {
+    const char *s = *ps;
+    bool close = s[1] == '/';
+    const char *n = s + 1 + close;
+    size_t nl = strcspn(n, " \t\n/>");
+    if (!nl) return "empty tag name";
+    s = n + nl;
+    if (close) {
+        if (!x->depth || x->len[x->depth - 1] != nl || strncmp(x->name[x->depth - 1], n, nl))
+            return "mismatched closing tag";
+        x->depth--;
+        if (*s++ != '>') return "bad closing tag";
+        *ps = s;
+        return NULL;
+    }
+    const char *e = check_attributes(&s);
+    if (e) return e;
+    if (!x->depth) x->roots++;
+    if (*s == '/') {
+        s += 2;
+    } else {
+        if (x->depth == 256) return "too deep";
+        x->name[x->depth] = n;
+        x->len[x->depth++] = nl;
+        s++;
+    }
+    *ps = s;
+    return NULL;
+}
+
 /* Tags balance, attributes are quoted, text has no raw '<' or bare '&',
  * one root element.  NULL when well formed. */
 static const char *check_xml(const char *s) {
-    const char *stack[256];
-    size_t len[256], depth = 0, roots = 0;
+    xstack x;
+    x.depth = x.roots = 0;
     if (strncmp(s, "<?xml", 5) == 0) {
         s = strstr(s, "?>");
         if (!s) return "unterminated prolog";
         s += 2;
     }
     while (*s) {
+        const char *e = NULL;
         if (*s == '&') {
             if (check_entity(&s)) return "bad entity in text";
-            continue;
-        }
-        if (*s != '<') {
-            if (!depth && !strchr(" \n\t\r", *s)) return "text outside the root";
+        } else if (*s != '<') {
+            if (!x.depth && !strchr(" \n\t\r", *s)) return "text outside the root";
             s++;
-            continue;
-        }
-        if (strncmp(s, "<!--", 4) == 0) {
+        } else if (strncmp(s, "<!--", 4) == 0) {
             s = strstr(s, "-->");
             if (!s) return "unterminated comment";
             s += 3;
-            continue;
-        }
-        bool close = s[1] == '/';
-        const char *n = s + 1 + close;
-        size_t nl = strcspn(n, " \t\n/>");
-        if (!nl) return "empty tag name";
-        s = n + nl;
-        if (close) {
-            if (!depth || len[depth - 1] != nl || strncmp(stack[depth - 1], n, nl))
-                return "mismatched closing tag";
-            depth--;
-            if (*s++ != '>') return "bad closing tag";
-            continue;
-        }
-        for (;;) { /* attributes */
-            while (*s == ' ' || *s == '\n' || *s == '\t') s++;
-            if (*s == '>' || (s[0] == '/' && s[1] == '>')) break;
-            size_t al = strcspn(s, "= \t\n>");
-            if (!al || s[al] != '=' || s[al + 1] != '"') return "unquoted or bad attribute";
-            s += al + 2;
-            while (*s && *s != '"') {
-                if (*s == '<') return "'<' in an attribute";
-                if (*s == '&') {
-                    if (check_entity(&s)) return "bad entity in an attribute";
-                } else {
-                    s++;
-                }
-            }
-            if (!*s) return "unterminated attribute";
-            s++;
-        }
-        if (!depth) roots++;
-        if (*s == '/') {
-            s += 2;
-        } else {
-            if (depth == 256) return "too deep";
-            stack[depth] = n;
-            len[depth++] = nl;
-            s++;
+        } else if ((e = check_tag(&s, &x))) {
+            return e;
         }
     }
-    if (depth) return "unclosed element";
-    return roots == 1 ? NULL : "not exactly one root element";
+    if (x.depth) return "unclosed element";
+    return x.roots == 1 ? NULL : "not exactly one root element";
 }
 
 /* ------------------------------------------------------------- helpers */
