@@ -3,6 +3,12 @@
 
 #include <stdio.h>
 
+int mp_err_at(mp_err *err, const char *file, int line, const char *fmt, va_list ap) {
+    char msg[900];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return mp_err_set(err, MP_EFORMAT, "%s:%d: %s", file, line, msg);
+}
+
 int mp_check_alignment(uint64_t a, mp_err *err) {
     if (mp_alignment_ok(a)) return MP_OK;
     return mp_err_set(err, MP_EFORMAT, "alignment must be 1..%u", (unsigned)MP_MAX_ALIGNMENT);

@@ -15,24 +15,20 @@
 
 #define MAX_TOKENS 32
 
-typedef struct tok {
-    const char *s;
-    size_t n;
-} tok;
 
 typedef struct pgraph {
     mp_graphdef g;
     size_t tcap, ncap;
     mp_strmap names;
     /* per tensor: view= / inplace= names until the graph closes */
-    tok *view_ref, *inplace_ref;
+    mp_tok *view_ref, *inplace_ref;
     size_t rcap;
     bool seen_body, seen_output;
 } pgraph;
 
 typedef struct subref {
     int32_t graph, node, slot, line;
-    tok name;
+    mp_tok name;
 } subref;
 
 typedef struct parser {
@@ -51,20 +47,15 @@ typedef struct parser {
 static int fail(parser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int fail(parser *p, const char *fmt, ...) {
-    char msg[900];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = mp_err_at(p->err, p->file, p->line, fmt, ap);
     va_end(ap);
-    return mp_err_set(p->err, MP_EFORMAT, "%s:%d: %s", p->file, p->line, msg);
+    return rc;
 }
 
-static bool tok_is(tok t, const char *s) {
-    size_t n = strlen(s);
-    return t.n == n && memcmp(t.s, s, n) == 0;
-}
 
-static const char *Q(tok t, char *buf) { return mp_quote(t.s, t.n, buf); }
+static const char *Q(mp_tok t, char *buf) { return mp_quote(t.s, t.n, buf); }
 
 static bool name_char(unsigned char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
@@ -72,7 +63,7 @@ static bool name_char(unsigned char c) {
            c == '-';
 }
 
-static int check_name(parser *p, tok t, const char *what) {
+static int check_name(parser *p, mp_tok t, const char *what) {
     char q[48];
     if (t.n == 0) return fail(p, "empty %s name", what);
     if (t.n > MP_MAX_NAME)
@@ -85,7 +76,7 @@ static int check_name(parser *p, tok t, const char *what) {
 }
 
 /* Decimal digits only; fails when the value reaches `limit`. */
-static bool parse_u64(tok t, uint64_t limit, uint64_t *out) {
+static bool parse_u64(mp_tok t, uint64_t limit, uint64_t *out) {
     if (t.n == 0) return false;
     uint64_t v = 0;
     for (size_t i = 0; i < t.n; i++) {
@@ -99,15 +90,15 @@ static bool parse_u64(tok t, uint64_t limit, uint64_t *out) {
     return true;
 }
 
-static bool parse_device(tok t, mp_device *d) {
+static bool parse_device(mp_tok t, mp_device *d) {
     const char *colon = memchr(t.s, ':', t.n);
-    tok type = {t.s, colon ? (size_t)(colon - t.s) : t.n};
-    if (tok_is(type, "cpu")) d->type = MP_DEV_CPU;
-    else if (tok_is(type, "cuda")) d->type = MP_DEV_CUDA;
+    mp_tok type = {t.s, colon ? (size_t)(colon - t.s) : t.n};
+    if (mp_tok_is(type, "cpu")) d->type = MP_DEV_CPU;
+    else if (mp_tok_is(type, "cuda")) d->type = MP_DEV_CUDA;
     else return false;
     d->index = 0;
     if (!colon) return true;
-    tok idx = {colon + 1, t.n - type.n - 1};
+    mp_tok idx = {colon + 1, t.n - type.n - 1};
     uint64_t v;
     if (!parse_u64(idx, MP_MAX_DEVICE_INDEX + 1ull, &v)) return false;
     d->index = (uint32_t)v;
@@ -120,20 +111,20 @@ static void grow_tensors(pgraph *g) {
     if (g->g.n_tensors < g->tcap) return;
     g->tcap = g->tcap ? g->tcap * 2 : 16;
     g->g.tensors = mp_xrealloc(g->g.tensors, g->tcap * sizeof(mp_tensor));
-    g->view_ref = mp_xrealloc(g->view_ref, g->tcap * sizeof(tok));
-    g->inplace_ref = mp_xrealloc(g->inplace_ref, g->tcap * sizeof(tok));
+    g->view_ref = mp_xrealloc(g->view_ref, g->tcap * sizeof(mp_tok));
+    g->inplace_ref = mp_xrealloc(g->inplace_ref, g->tcap * sizeof(mp_tok));
 }
 
-static int tensor_attr(parser *p, mp_tensor *t, tok a, unsigned *seen,
-                       tok *view, tok *inplace) {
+static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
+                       mp_tok *view, mp_tok *inplace) {
     char q[48];
     const char *eq = memchr(a.s, '=', a.n);
-    tok key = {a.s, eq ? (size_t)(eq - a.s) : a.n};
-    tok val = {eq ? eq + 1 : a.s + a.n, eq ? a.n - key.n - 1 : 0};
+    mp_tok key = {a.s, eq ? (size_t)(eq - a.s) : a.n};
+    mp_tok val = {eq ? eq + 1 : a.s + a.n, eq ? a.n - key.n - 1 : 0};
     static const char *const keys[] = {"device", "const",   "mutable", "dynamic",
                                        "mem_id", "inplace", "view"};
     unsigned k = 0;
-    while (k < 7 && !tok_is(key, keys[k])) k++;
+    while (k < 7 && !mp_tok_is(key, keys[k])) k++;
     if (k == 7) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
     bool wants_value = k == 0 || k >= 4;
     if (wants_value != (eq != NULL))
@@ -171,7 +162,7 @@ static int tensor_attr(parser *p, mp_tensor *t, tok a, unsigned *seen,
     return MP_OK;
 }
 
-static int parse_tensor(parser *p, tok *tk, int nt) {
+static int parse_tensor(parser *p, mp_tok *tk, int nt) {
     char q[48];
     pgraph *g = p->cur;
     if (nt < 3) return fail(p, "tensor line needs a name and a size");
@@ -188,7 +179,7 @@ static int parse_tensor(parser *p, tok *tk, int nt) {
     t->root = (int32_t)idx;
     t->def_node = -1;
     t->line = p->line;
-    tok view = {0, 0}, inplace = {0, 0};
+    mp_tok view = {0, 0}, inplace = {0, 0};
     unsigned seen = 0;
     for (int i = 3; i < nt; i++)
         if (tensor_attr(p, t, tk[i], &seen, &view, &inplace)) return p->err->code;
@@ -204,16 +195,16 @@ static int parse_tensor(parser *p, tok *tk, int nt) {
 
 /* --------------------------------------------------------------- nodes */
 
-static int kind_from(tok t) {
+static int kind_from(mp_tok t) {
     static const char *const kinds[] = {"placeholder", "call", "delegate",
                                         "cond",        "while", "map",
                                         "scan",        "output"};
     for (int k = 0; k < 8; k++)
-        if (tok_is(t, kinds[k])) return k;
+        if (mp_tok_is(t, kinds[k])) return k;
     return -1;
 }
 
-static int parse_list(parser *p, tok val, const char *key, int32_t **out,
+static int parse_list(parser *p, mp_tok val, const char *key, int32_t **out,
                       uint32_t *n) {
     char q[48];
     pgraph *g = p->cur;
@@ -224,7 +215,7 @@ static int parse_list(parser *p, tok val, const char *key, int32_t **out,
     const char *s = val.s, *end = val.s + val.n;
     for (size_t k = 0; k < count; k++) {
         const char *c = memchr(s, ',', (size_t)(end - s));
-        tok name = {s, c ? (size_t)(c - s) : (size_t)(end - s)};
+        mp_tok name = {s, c ? (size_t)(c - s) : (size_t)(end - s)};
         if (name.n == 0) return fail(p, "empty name in %s= list", key);
         if (check_name(p, name, "tensor")) return p->err->code;
         int32_t t = mp_strmap_get(&g->names, name.s, name.n);
@@ -239,7 +230,7 @@ static int parse_list(parser *p, tok val, const char *key, int32_t **out,
     return MP_OK;
 }
 
-static int add_subref(parser *p, int32_t node, int slot, tok name) {
+static int add_subref(parser *p, int32_t node, int slot, mp_tok name) {
     if (check_name(p, name, "graph")) return p->err->code;
     subref r = {(int32_t)(p->cur - p->graphs), node, slot, p->line, name};
     MP_VEC_PUSH(p->subs, p->n_subs, p->scap, r);
@@ -254,7 +245,7 @@ static void sub_keys(int kind, const char **k0, const char **k1) {
     else if (kind == MP_NODE_MAP || kind == MP_NODE_SCAN) *k0 = "body";
 }
 
-static int node_attrs(parser *p, mp_node *nd, tok *tk, int nt, tok *subs,
+static int node_attrs(parser *p, mp_node *nd, mp_tok *tk, int nt, mp_tok *subs,
                       bool *has_in, bool *has_out) {
     char q[48];
     const char *k0, *k1;
@@ -263,28 +254,28 @@ static int node_attrs(parser *p, mp_node *nd, tok *tk, int nt, tok *subs,
     for (int i = 2; i < nt; i++) {
         const char *eq = memchr(tk[i].s, '=', tk[i].n);
         if (!eq) return fail(p, "node attribute '%s' needs key=value", Q(tk[i], q));
-        tok key = {tk[i].s, (size_t)(eq - tk[i].s)};
-        tok val = {eq + 1, tk[i].n - key.n - 1};
+        mp_tok key = {tk[i].s, (size_t)(eq - tk[i].s)};
+        mp_tok val = {eq + 1, tk[i].n - key.n - 1};
         bool dup = false;
-        if (tok_is(key, "in")) {
+        if (mp_tok_is(key, "in")) {
             dup = *has_in;
             *has_in = true;
             if (!dup && parse_list(p, val, "in", &nd->in, &nd->n_in))
                 return p->err->code;
-        } else if (tok_is(key, "out")) {
+        } else if (mp_tok_is(key, "out")) {
             dup = *has_out;
             *has_out = true;
             if (!dup && parse_list(p, val, "out", &nd->out, &nd->n_out))
                 return p->err->code;
-        } else if (tok_is(key, "backend")) {
+        } else if (mp_tok_is(key, "backend")) {
             if (nd->kind != MP_NODE_DELEGATE)
                 return fail(p, "backend= is only for delegate nodes");
             dup = has_backend;
             has_backend = true;
             if (check_name(p, val, "backend")) return p->err->code;
             nd->backend = mp_arena_strndup(p->arena, val.s, val.n);
-        } else if ((k0 && tok_is(key, k0)) || (k1 && tok_is(key, k1))) {
-            int slot = tok_is(key, k0) ? 0 : 1;
+        } else if ((k0 && mp_tok_is(key, k0)) || (k1 && mp_tok_is(key, k1))) {
+            int slot = mp_tok_is(key, k0) ? 0 : 1;
             dup = subs[slot].s != NULL;
             subs[slot] = val;
         } else {
@@ -340,7 +331,7 @@ static int define_outputs(parser *p, mp_node *nd, int32_t node_idx) {
     return MP_OK;
 }
 
-static int parse_node(parser *p, tok *tk, int nt) {
+static int parse_node(parser *p, mp_tok *tk, int nt) {
     char q[48];
     pgraph *g = p->cur;
     if (nt < 2) return fail(p, "node line needs a kind");
@@ -356,7 +347,7 @@ static int parse_node(parser *p, tok *tk, int nt) {
     nd->kind = (uint32_t)kind;
     nd->line = p->line;
     nd->sub[0] = nd->sub[1] = -1;
-    tok subs[2] = {{0, 0}, {0, 0}};
+    mp_tok subs[2] = {{0, 0}, {0, 0}};
     bool has_in = false, has_out = false;
     if (node_attrs(p, nd, tk, nt, subs, &has_in, &has_out)) return p->err->code;
     if (check_node_shape(p, nd, has_in)) return p->err->code;
@@ -369,7 +360,7 @@ static int parse_node(parser *p, tok *tk, int nt) {
 
 /* -------------------------------------------------------- graph close */
 
-static int resolve_ref(parser *p, pgraph *g, uint32_t i, tok ref,
+static int resolve_ref(parser *p, pgraph *g, uint32_t i, mp_tok ref,
                        const char *what, int32_t *out) {
     char q[48];
     int32_t b = mp_strmap_get(&g->names, ref.s, ref.n);
@@ -454,7 +445,7 @@ static int close_graph(parser *p) {
 
 /* ---------------------------------------------------------- file level */
 
-static int open_graph(parser *p, tok *tk, int nt) {
+static int open_graph(parser *p, mp_tok *tk, int nt) {
     if (p->cur)
         return fail(p, "graph opened inside graph '%s' (missing 'end')",
                     p->cur->g.name);
@@ -478,7 +469,7 @@ static int open_graph(parser *p, tok *tk, int nt) {
     return MP_OK;
 }
 
-static int line_tokens(const char *s, const char *e, tok *tk, int *nt) {
+static int line_tokens(const char *s, const char *e, mp_tok *tk, int *nt) {
     int n = 0;
     while (s < e) {
         while (s < e && (*s == ' ' || *s == '\t')) s++;
@@ -494,26 +485,26 @@ static int line_tokens(const char *s, const char *e, tok *tk, int *nt) {
     return 0;
 }
 
-static int parse_line(parser *p, tok *tk, int nt, bool *have_header) {
+static int parse_line(parser *p, mp_tok *tk, int nt, bool *have_header) {
     char q[48];
     if (!*have_header) {
-        if (nt == 2 && tok_is(tk[0], "memplan-graph") && tok_is(tk[1], "1")) {
+        if (nt == 2 && mp_tok_is(tk[0], "memplan-graph") && mp_tok_is(tk[1], "1")) {
             *have_header = true;
             return MP_OK;
         }
-        if (nt >= 1 && tok_is(tk[0], "memplan-graph"))
+        if (nt >= 1 && mp_tok_is(tk[0], "memplan-graph"))
             return fail(p, "unsupported graph format version (want "
                            "'memplan-graph 1')");
         return fail(p, "expected 'memplan-graph 1' header, found '%s'",
                     Q(tk[0], q));
     }
-    if (tok_is(tk[0], "graph")) return open_graph(p, tk, nt);
-    if (tok_is(tk[0], "tensor") || tok_is(tk[0], "node") ||
-        tok_is(tk[0], "end")) {
+    if (mp_tok_is(tk[0], "graph")) return open_graph(p, tk, nt);
+    if (mp_tok_is(tk[0], "tensor") || mp_tok_is(tk[0], "node") ||
+        mp_tok_is(tk[0], "end")) {
         if (!p->cur)
             return fail(p, "'%s' outside a graph", Q(tk[0], q));
-        if (tok_is(tk[0], "tensor")) return parse_tensor(p, tk, nt);
-        if (tok_is(tk[0], "node")) return parse_node(p, tk, nt);
+        if (mp_tok_is(tk[0], "tensor")) return parse_tensor(p, tk, nt);
+        if (mp_tok_is(tk[0], "node")) return parse_node(p, tk, nt);
         if (nt != 1) return fail(p, "'end' takes nothing after it");
         return close_graph(p);
     }
@@ -618,7 +609,7 @@ static mp_program *graph_parse(const char *data, size_t len, const char *filenam
     bool have_header = false;
     int rc = MP_OK;
     const char *s = data, *end = data + len;
-    tok tk[MAX_TOKENS];
+    mp_tok tk[MAX_TOKENS];
     while (s < end && rc == MP_OK) {
         p.line++;
         const char *nl = memchr(s, '\n', (size_t)(end - s));

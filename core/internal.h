@@ -88,6 +88,21 @@ int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err 
  * line of `o`, in an arena of its own. */
 mp_plan *mp_plan_new(const mp_options *o, const char *algo_name);
 
+/* --- the text formats' pieces (graph_parse.c, plan_parse.c) */
+/* A token of a line: s[0..n). */
+typedef struct mp_tok {
+    const char *s;
+    size_t n;
+} mp_tok;
+
+static inline bool mp_tok_is(mp_tok t, const char *s) {
+    size_t n = strlen(s);
+    return t.n == n && memcmp(t.s, s, n) == 0;
+}
+
+/* MP_EFORMAT with "FILE:LINE: message". */
+int mp_err_at(mp_err *err, const char *file, int line, const char *fmt, va_list ap);
+
 /* --- errors */
 int mp_err_set(mp_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

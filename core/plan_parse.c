@@ -11,10 +11,6 @@
 
 #define MAX_FIELDS 16
 
-typedef struct ptok {
-    const char *s;
-    size_t n;
-} ptok;
 
 typedef struct pp {
     const char *file;
@@ -33,20 +29,15 @@ typedef struct pp {
 
 static int pfail(pp *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int pfail(pp *p, const char *fmt, ...) {
-    char msg[900];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = mp_err_at(p->err, p->file, p->line, fmt, ap);
     va_end(ap);
-    return mp_err_set(p->err, MP_EFORMAT, "%s:%d: %s", p->file, p->line, msg);
+    return rc;
 }
 
-static bool is(ptok t, const char *s) {
-    size_t n = strlen(s);
-    return t.n == n && memcmp(t.s, s, n) == 0;
-}
 
-static bool u64_of(ptok t, uint64_t *v) {
+static bool u64_of(mp_tok t, uint64_t *v) {
     if (!t.n || t.n > 20) return false;
     uint64_t x = 0;
     for (size_t i = 0; i < t.n; i++) {
@@ -59,7 +50,7 @@ static bool u64_of(ptok t, uint64_t *v) {
     return true;
 }
 
-static bool plain_name(ptok t) {
+static bool plain_name(mp_tok t) {
     if (!t.n || t.n > MP_MAX_NAME) return false;
     for (size_t i = 0; i < t.n; i++) {
         unsigned char c = (unsigned char)t.s[i];
@@ -71,13 +62,13 @@ static bool plain_name(ptok t) {
     return true;
 }
 
-static bool device_of(ptok t, mp_device *d) {
+static bool device_of(mp_tok t, mp_device *d) {
     const char *c = memchr(t.s, ':', t.n);
     if (!c) return false;
-    ptok type = {t.s, (size_t)(c - t.s)}, idx = {c + 1, t.n - type.n - 1};
+    mp_tok type = {t.s, (size_t)(c - t.s)}, idx = {c + 1, t.n - type.n - 1};
     uint64_t v;
-    if (is(type, "cpu")) d->type = MP_DEV_CPU;
-    else if (is(type, "cuda")) d->type = MP_DEV_CUDA;
+    if (mp_tok_is(type, "cpu")) d->type = MP_DEV_CPU;
+    else if (mp_tok_is(type, "cuda")) d->type = MP_DEV_CUDA;
     else return false;
     if (!u64_of(idx, &v) || v > UINT32_MAX) return false;
     d->index = (uint32_t)v;
@@ -86,23 +77,23 @@ static bool device_of(ptok t, mp_device *d) {
 
 /* key=value fields: each key of `keys` exactly once, values decimal except
  * the one named `text_key` (kept as a token). */
-static int fields(pp *p, ptok *tk, int nt, const char *const *keys, int nk,
-                  uint64_t *vals, const char *text_key, ptok *text) {
+static int fields(pp *p, mp_tok *tk, int nt, const char *const *keys, int nk,
+                  uint64_t *vals, const char *text_key, mp_tok *text) {
     char q[48];
     unsigned seen = 0;
     for (int i = 0; i < nt; i++) {
         const char *eq = memchr(tk[i].s, '=', tk[i].n);
         if (!eq) return pfail(p, "expected key=value, found '%s'",
                               mp_quote(tk[i].s, tk[i].n, q));
-        ptok key = {tk[i].s, (size_t)(eq - tk[i].s)};
-        ptok val = {eq + 1, tk[i].n - key.n - 1};
+        mp_tok key = {tk[i].s, (size_t)(eq - tk[i].s)};
+        mp_tok val = {eq + 1, tk[i].n - key.n - 1};
         int k = 0;
-        while (k < nk && !is(key, keys[k])) k++;
+        while (k < nk && !mp_tok_is(key, keys[k])) k++;
         if (k == nk) return pfail(p, "unknown field '%s'", mp_quote(key.s, key.n, q));
         if (seen & (1u << k))
             return pfail(p, "field '%s' given twice", keys[k]);
         seen |= 1u << k;
-        if (text_key && is(key, text_key)) {
+        if (text_key && mp_tok_is(key, text_key)) {
             if (!plain_name(val))
                 return pfail(p, "bad value '%s' for %s", mp_quote(val.s, val.n, q),
                              keys[k]);
@@ -117,12 +108,12 @@ static int fields(pp *p, ptok *tk, int nt, const char *const *keys, int nk,
     return MP_OK;
 }
 
-static int options_line(pp *p, ptok *tk, int nt) {
+static int options_line(pp *p, mp_tok *tk, int nt) {
     static const char *const keys[] = {"alignment",     "alloc_inputs",
                                        "alloc_outputs", "alloc_mutable",
                                        "per_device",    "algo"};
     uint64_t v[6] = {0};
-    ptok algo = {0, 0};
+    mp_tok algo = {0, 0};
     if (fields(p, tk + 1, nt - 1, keys, 6, v, "algo", &algo)) return p->err->code;
     mp_plan *pl = p->plan;
     pl->raw_alignment = v[0];
@@ -139,11 +130,11 @@ static int options_line(pp *p, ptok *tk, int nt) {
     return MP_OK;
 }
 
-static int32_t lookup(pp *p, ptok name) {
+static int32_t lookup(pp *p, mp_tok name) {
     return p->cur->graph >= 0 ? mp_strmap_get(&p->names, name.s, name.n) : -1;
 }
 
-static int open_block(pp *p, ptok *tk, int nt) {
+static int open_block(pp *p, mp_tok *tk, int nt) {
     char q[48];
     if (p->cur) return pfail(p, "graph block opened inside another (missing 'end')");
     if (nt != 2 || !plain_name(tk[1]))
@@ -173,7 +164,7 @@ static int open_block(pp *p, ptok *tk, int nt) {
     return MP_OK;
 }
 
-static int list_line(pp *p, ptok *tk, int nt, bool devices) {
+static int list_line(pp *p, mp_tok *tk, int nt, bool devices) {
     char q[48];
     mp_graph_plan *g = p->cur;
     bool *have = devices ? &p->have_devices : &p->have_buffers;
@@ -188,7 +179,7 @@ static int list_line(pp *p, ptok *tk, int nt, bool devices) {
         g->n_buffers = (uint32_t)n;
     }
     for (size_t i = 0; i < n; i++) {
-        ptok t = tk[i + 1];
+        mp_tok t = tk[i + 1];
         bool ok = devices ? device_of(t, &g->devices[i]) : u64_of(t, &g->buffers[i]);
         if (!ok) return pfail(p, "bad %s entry '%s'", devices ? "device" : "buffer size",
                               mp_quote(t.s, t.n, q));
@@ -209,7 +200,7 @@ static int count_tokens(const char *s, const char *e) {
     return n;
 }
 
-static int split(const char *s, const char *e, ptok *tk, int max) {
+static int split(const char *s, const char *e, mp_tok *tk, int max) {
     int n = 0;
     while (s < e && n < max) {
         while (s < e && (*s == ' ' || *s == '\t')) s++;
@@ -223,24 +214,24 @@ static int split(const char *s, const char *e, ptok *tk, int max) {
     return n;
 }
 
-static int alloc_line(pp *p, ptok *tk, int nt) {
+static int alloc_line(pp *p, mp_tok *tk, int nt) {
     static const char *const keys[] = {"mem_id", "obj", "offset", "size", "life"};
     char q[48];
     if (nt < 2 || !plain_name(tk[1]))
         return pfail(p, "alloc line needs a tensor name");
     /* life=START,END is split into a number pair first */
     uint64_t v[5] = {0}, life[2] = {0};
-    ptok rest[MAX_FIELDS];
+    mp_tok rest[MAX_FIELDS];
     int nr = 0;
     bool have_life = false;
     for (int i = 2; i < nt; i++) {
         if (tk[i].n > 5 && memcmp(tk[i].s, "life=", 5) == 0) {
             if (have_life) return pfail(p, "field 'life' given twice");
             have_life = true;
-            ptok val = {tk[i].s + 5, tk[i].n - 5};
+            mp_tok val = {tk[i].s + 5, tk[i].n - 5};
             const char *c = memchr(val.s, ',', val.n);
-            ptok a = {val.s, c ? (size_t)(c - val.s) : val.n};
-            ptok b = {c ? c + 1 : val.s + val.n, c ? val.n - a.n - 1 : 0};
+            mp_tok a = {val.s, c ? (size_t)(c - val.s) : val.n};
+            mp_tok b = {c ? c + 1 : val.s + val.n, c ? val.n - a.n - 1 : 0};
             if (!c || !u64_of(a, &life[0]) || !u64_of(b, &life[1]) ||
                 life[0] > INT32_MAX || life[1] > INT32_MAX)
                 return pfail(p, "bad life '%s' (want START,END)",
@@ -269,7 +260,7 @@ static int alloc_line(pp *p, ptok *tk, int nt) {
     return MP_OK;
 }
 
-static int free_line(pp *p, ptok *tk, int nt) {
+static int free_line(pp *p, mp_tok *tk, int nt) {
     static const char *const keys[] = {"after"};
     uint64_t v[1];
     if (nt < 2 || !plain_name(tk[1])) return pfail(p, "free line needs a tensor name");
@@ -307,35 +298,35 @@ static int close_block(pp *p) {
 
 static int plan_line(pp *p, const char *s, const char *e, int *state) {
     char q[48];
-    ptok tk[MAX_FIELDS];
+    mp_tok tk[MAX_FIELDS];
     int nt = split(s, e, tk, MAX_FIELDS);
     if (nt == 0) return MP_OK;
     if (*state == 0) {
-        if (nt == 2 && is(tk[0], "memplan-plan") && is(tk[1], "1")) {
+        if (nt == 2 && mp_tok_is(tk[0], "memplan-plan") && mp_tok_is(tk[1], "1")) {
             *state = 1;
             return MP_OK;
         }
         return pfail(p, "expected 'memplan-plan 1' header");
     }
     if (*state == 1) {
-        if (!is(tk[0], "options")) return pfail(p, "expected the options line");
+        if (!mp_tok_is(tk[0], "options")) return pfail(p, "expected the options line");
         *state = 2;
         return options_line(p, tk, nt);
     }
-    if (is(tk[0], "graph")) return open_block(p, tk, nt);
+    if (mp_tok_is(tk[0], "graph")) return open_block(p, tk, nt);
     if (!p->cur) return pfail(p, "'%s' outside a graph block", mp_quote(tk[0].s, tk[0].n, q));
-    if (is(tk[0], "buffers") || is(tk[0], "devices")) {
+    if (mp_tok_is(tk[0], "buffers") || mp_tok_is(tk[0], "devices")) {
         int n = count_tokens(s, e);
-        ptok *all = mp_xmalloc((size_t)(n + 1) * sizeof *all);
+        mp_tok *all = mp_xmalloc((size_t)(n + 1) * sizeof *all);
         split(s, e, all, n);
-        int rc = list_line(p, all, n, is(tk[0], "devices"));
+        int rc = list_line(p, all, n, mp_tok_is(tk[0], "devices"));
         mp_xfree(all);
         return rc;
     }
     if (nt == MAX_FIELDS) return pfail(p, "too many fields on one line");
-    if (is(tk[0], "alloc")) return alloc_line(p, tk, nt);
-    if (is(tk[0], "free")) return free_line(p, tk, nt);
-    if (is(tk[0], "end")) {
+    if (mp_tok_is(tk[0], "alloc")) return alloc_line(p, tk, nt);
+    if (mp_tok_is(tk[0], "free")) return free_line(p, tk, nt);
+    if (mp_tok_is(tk[0], "end")) {
         if (nt != 1) return pfail(p, "'end' takes nothing after it");
         return close_block(p);
     }

@@ -5,31 +5,23 @@
  * gap on a tie), or on top of them when no gap does.  O(n^2). */
 #include "peers.h"
 
-uint64_t mp_bestfit_pack(pk_item *items, uint32_t n) {
-    uint32_t *order = mp_xmalloc((n + 1) * sizeof *order);
-    uint32_t k = mp_pr_order_by_size(items, n, order);
-    pr_placed placed;
-    mp_pr_placed_init(&placed, items, n);
-    for (uint32_t q = 0; q < k; q++) {
-        pk_item *it = &items[order[q]];
-        uint64_t free_from = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
-        for (uint32_t j = 0; j < placed.n; j++) { /* gaps below each overlapping item */
-            const pk_item *p = &items[placed.v[j]];
-            if (!pr_overlap(it, p)) continue;
-            if (p->offset > free_from) {
-                uint64_t gap = p->offset - free_from;
-                if (gap >= it->size && gap < best_gap) best = free_from, best_gap = gap;
-            }
-            uint64_t end = mp_sat_add_u64(p->offset, p->size);
-            if (end > free_from) free_from = end;
+/* The smallest gap that holds it, else the top of what it overlaps. */
+static uint64_t best_fit(const pk_item *items, const pr_placed *placed, const pk_item *it) {
+    uint64_t free_from = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
+    for (uint32_t j = 0; j < placed->n; j++) { /* gaps below each overlapping item */
+        const pk_item *p = &items[placed->v[j]];
+        if (!mp_pr_overlap(it, p)) continue;
+        if (p->offset > free_from) {
+            uint64_t gap = p->offset - free_from;
+            if (gap >= it->size && gap < best_gap) best = free_from, best_gap = gap;
         }
-        it->offset = best != UINT64_MAX ? best : free_from; /* else on top */
-        mp_pr_placed_insert(&placed, items, order[q]);
+        uint64_t end = mp_sat_add_u64(p->offset, p->size);
+        if (end > free_from) free_from = end;
     }
-    mp_xfree(order);
-    mp_xfree(placed.v);
-    return mp_pr_peak(items, n);
+    return best != UINT64_MAX ? best : free_from;
 }
+
+uint64_t mp_bestfit_pack(pk_item *items, uint32_t n) { return mp_pr_pack(items, n, best_fit); }
 
 mp_plan *mp_bestfit_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     return mp_opt_plan_packed(prog, o, mp_bestfit_pack, "bestfit", err);

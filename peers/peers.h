@@ -22,11 +22,17 @@ typedef struct pr_placed {
 void mp_pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n);
 void mp_pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i);
 /* Whether two items are live at once (inclusive lifetimes). */
-static inline bool pr_overlap(const pk_item *a, const pk_item *b) {
+static inline bool mp_pr_overlap(const pk_item *a, const pk_item *b) {
     return a->start <= b->end && b->start <= a->end;
 }
 /* The peak of a layout: the largest offset + size (saturating). */
 uint64_t mp_pr_peak(const pk_item *items, uint32_t n);
+
+/* Where an item goes, given the placed items by offset. */
+typedef uint64_t (*pr_choose)(const pk_item *items, const pr_placed *placed, const pk_item *it);
+/* The peers' packing: the fixed items first, then the others by size,
+ * largest first, each where `choose` puts it.  Returns the peak. */
+uint64_t mp_pr_pack(pk_item *items, uint32_t n, pr_choose choose);
 
 /* The peer planners (the planner table's "tflm" and "bestfit") and their
  * packers (pk_packer), which the tests call on item lists directly. */

@@ -54,3 +54,17 @@ uint64_t mp_pr_peak(const pk_item *items, uint32_t n) {
     }
     return peak;
 }
+
+uint64_t mp_pr_pack(pk_item *items, uint32_t n, pr_choose choose) {
+    uint32_t *order = mp_xmalloc((n + 1) * sizeof *order);
+    uint32_t k = mp_pr_order_by_size(items, n, order);
+    pr_placed placed;
+    mp_pr_placed_init(&placed, items, n);
+    for (uint32_t q = 0; q < k; q++) {
+        items[order[q]].offset = choose(items, &placed, &items[order[q]]);
+        mp_pr_placed_insert(&placed, items, order[q]);
+    }
+    mp_xfree(order);
+    mp_xfree(placed.v);
+    return mp_pr_peak(items, n);
+}

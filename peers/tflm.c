@@ -5,27 +5,19 @@
  * scanned in offset order.  O(n^2) per buffer list, as in TFLite Micro. */
 #include "peers.h"
 
-uint64_t mp_tflm_pack(pk_item *items, uint32_t n) {
-    uint32_t *order = mp_xmalloc((n + 1) * sizeof *order);
-    uint32_t k = mp_pr_order_by_size(items, n, order);
-    pr_placed placed;
-    mp_pr_placed_init(&placed, items, n);
-    for (uint32_t q = 0; q < k; q++) {
-        pk_item *it = &items[order[q]];
-        uint64_t at = 0;
-        for (uint32_t j = 0; j < placed.n; j++) {
-            const pk_item *p = &items[placed.v[j]];
-            if (!pr_overlap(it, p)) continue;
-            uint64_t p_end = mp_sat_add_u64(p->offset, p->size);
-            if (mp_sat_add_u64(at, it->size) > p->offset && p_end > at) at = p_end; /* no room below p */
-        }
-        it->offset = at;
-        mp_pr_placed_insert(&placed, items, order[q]);
+/* The lowest offset below every overlapping placed item it would touch. */
+static uint64_t lowest_fit(const pk_item *items, const pr_placed *placed, const pk_item *it) {
+    uint64_t at = 0;
+    for (uint32_t j = 0; j < placed->n; j++) {
+        const pk_item *p = &items[placed->v[j]];
+        if (!mp_pr_overlap(it, p)) continue;
+        uint64_t p_end = mp_sat_add_u64(p->offset, p->size);
+        if (mp_sat_add_u64(at, it->size) > p->offset && p_end > at) at = p_end; /* no room below p */
     }
-    mp_xfree(order);
-    mp_xfree(placed.v);
-    return mp_pr_peak(items, n);
+    return at;
 }
+
+uint64_t mp_tflm_pack(pk_item *items, uint32_t n) { return mp_pr_pack(items, n, lowest_fit); }
 
 mp_plan *mp_tflm_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     return mp_opt_plan_packed(prog, o, mp_tflm_pack, "tflm", err);
