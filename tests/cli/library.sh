@@ -63,6 +63,7 @@ expect_rc 0 "$T/use-static"
 so="$T/inst/lib/libmemplan.so.1"
 readelf -d "$so" | grep -q 'SONAME.*\[libmemplan\.so\.1\]' && ok || bad "SONAME"
 readelf -d "$so" | grep NEEDED | grep -q sqlite && bad "the library needs SQLite" || ok
+pkg-config --static --libs memplan | grep -q sqlite && bad "memplan.pc asks for SQLite" || ok
 nm -D --defined-only "$so" | awk '{print $3}' >"$T/syms"
 grep -qv '^mp_' "$T/syms" && bad "exported without the prefix: $(grep -v '^mp_' "$T/syms" | head -3)" || ok
 grep -qx 'mp_xmalloc\|mp_opt_plan\|mp_pk_solve\|mp_ref_greedy_plan' "$T/syms" && bad "internals exported" || ok
