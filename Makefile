@@ -83,8 +83,12 @@ $(B)/libmemplan.a: $(LIB_OBJ)
 
 # The shared library: the API alone is exported (MP_API), no SQLite.
 $(B)/$(SONAME): $(LIB_OBJ)
-	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(LIB_LDLIBS)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) $(SO_CHECK) -o $@ $^ $(LIB_LDLIBS)
 	ln -sf $(SONAME) $(B)/libmemplan.so
+
+# every symbol resolved at link time, except under a sanitizer, whose
+# runtime clang links into programs only
+SO_CHECK = $(if $(findstring -fsanitize,$(CFLAGS)),,-Wl,--no-undefined)
 
 $(B)/libmemplan-tools.a: $(TOOLS_OBJ)
 	@rm -f $@

@@ -76,7 +76,7 @@ bool mp_args_u64(mp_args *a, const char *name, uint64_t lo, uint64_t hi,
 int mp_cli_fail(const char *cmd, const mp_err *err) {
     fprintf(stderr, "%s: %s\n", cmd, err->msg);
     if (err->code == MP_ENOMEM) return MP_EIO; /* a resource error, like I/O (4) */
-    return err->code == MP_EIO ? MP_EFORMAT : err->code;
+    return err->code;
 }
 
 void mp_cli_print_planners(FILE *f) {

@@ -134,7 +134,8 @@ int mp_cmd_import_csv(int argc, char **argv) {
     mp_buf_init(&b);
     int rc = mp_import_csv(data, len, in, &b, &err);
     mp_xfree(data);
-    if (rc == MP_OK) rc = mp_write_file_atomic(out, b.data, b.len, &err);
+    const char *inputs[1] = {in};
+    if (rc == MP_OK) rc = mp_write_output(out, b.data, b.len, inputs, 1, &err);
     mp_buf_free(&b);
     return rc ? mp_cli_fail(a.cmd, &err) : 0;
 }

@@ -138,7 +138,7 @@ int mp_cmd_plan(int argc, char **argv) {
     mp_buf b;
     mp_buf_init(&b);
     mp_plan_write(plan, &b);
-    rc = mp_write_file_atomic(pa.out, b.data ? b.data : "", b.len, &err);
+    rc = mp_write_output(pa.out, b.data ? b.data : "", b.len, &pa.graph, 1, &err);
     mp_buf_free(&b);
     mp_plan_free(plan);
     mp_program_free(prog);

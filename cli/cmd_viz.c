@@ -114,7 +114,7 @@ static int run(int argc, char **argv, bool svg) {
     mp_buf b;
     mp_buf_init(&b);
     rc = svg ? mp_viz_svg(prog, plan, &va.svg, &b, &err) : mp_viz_trace(prog, plan, &b, &err);
-    if (rc == MP_OK) rc = mp_write_file_atomic(va.out, b.data ? b.data : "", b.len, &err);
+    if (rc == MP_OK) rc = mp_write_output(va.out, b.data ? b.data : "", b.len, va.files, 2, &err);
     mp_buf_free(&b);
     mp_plan_free(plan);
     mp_program_free(prog);

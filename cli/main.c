@@ -1,6 +1,7 @@
 /* main.c - the memplan command: dispatch to a subcommand. */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #ifdef __GLIBC__
 #include <malloc.h> /* mallopt */
@@ -26,7 +27,20 @@ static const char MAIN_HELP[] =
     "  record-campaign  record a fuzzing campaign in the metrics store\n"
     "\n"
     "'memplan COMMAND --help' documents each command.  memplan --version\n"
-    "prints the version.\n";
+    "prints the version.\n"
+    "\n"
+    "exit status (every command):\n"
+    "  0  success\n"
+    "  1  a check failed (a plan is invalid, the gate found regressions)\n"
+    "  2  bad usage or a malformed input (FILE:LINE: what is wrong)\n"
+    "  3  a graph that cannot be planned\n"
+    "  4  an I/O or database error (permission, disk full, locked), or out\n"
+    "     of memory\n"
+    "\n"
+    "An output file (-o) is written whole or not at all: through a temporary\n"
+    "and a rename (a symbolic link's target is written, the link stays; a\n"
+    "device or FIFO such as /dev/null is written in place; '-' is stdout).\n"
+    "An output that is one of the command's inputs is refused.\n";
 
 /* memplan is a short batch process whose planners allocate and free many
  * large scratch arrays: glibc would map each one afresh and pay a page
@@ -42,6 +56,9 @@ static void tune_allocator(void) {
 
 int main(int argc, char **argv) {
     tune_allocator();
+    /* a file past the size limit (ulimit -f) is a write error (EFBIG) that
+     * the writer cleans up after, not a signal that kills it mid-write */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         fputs(MAIN_HELP, stderr);
         return MP_EFORMAT;

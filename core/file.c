@@ -1,8 +1,15 @@
-/* file.c - whole-file reads and atomic writes (temp file + rename), so a
- * failed command never leaves a partial output file behind. */
+/* file.c - whole-file reads, and the one writer of every output file.
+ *
+ * An output is written so that a failed command leaves nothing behind and
+ * touches nothing it was not asked to write: a regular file (or a new
+ * one) through a temporary beside it and a rename, keeping its mode and
+ * owner; a symbolic link's target, the link left a link; a device, FIFO or
+ * socket (/dev/null, a pipe) in place; "-" is standard output; a path
+ * that is one of the command's inputs is refused. */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,14 +43,58 @@ char *mp_read_file(const char *path, size_t *len, mp_err *err) {
     return data;
 }
 
-int mp_write_file_atomic(const char *path, const char *data, size_t len,
-                         mp_err *err) {
-    if (strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-            return mp_err_set(err, MP_EIO, "stdout: write error: %s",
-                              strerror(errno));
-        return MP_OK;
+/* Every byte of data to fd (EINTR retried); false with errno set. */
+static bool write_all(int fd, const char *data, size_t len) {
+    while (len) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        data += w;
+        len -= (size_t)w;
     }
+    return true;
+}
+
+/* The file a path names once symbolic links are followed (the last one
+ * may dangle: the file it would create).  Writes into out (PATH_MAX). */
+static int resolve_links(const char *path, char *out, size_t n, mp_err *err) {
+    snprintf(out, n, "%s", path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode)) return MP_OK;
+        char target[4096];
+        ssize_t k = readlink(out, target, sizeof target - 1);
+        if (k < 0) return mp_err_set(err, MP_EIO, "%s: cannot read the link: %s", path, strerror(errno));
+        target[k] = 0;
+        if (target[0] == '/') {
+            snprintf(out, n, "%s", target);
+        } else { /* relative to the link's folder */
+            char *slash = strrchr(out, '/');
+            char dir[4096];
+            snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out + 1) : 0, out);
+            if ((size_t)snprintf(out, n, "%s%s", dir, target) >= n)
+                return mp_err_set(err, MP_EIO, "%s: link target too long", path);
+        }
+    }
+    return mp_err_set(err, MP_EIO, "%s: too many levels of symbolic links", path);
+}
+
+/* A device, FIFO or socket: written in place (no temporary, no rename:
+ * /dev/null stays a device). */
+static int write_in_place(const char *path, const char *data, size_t len, mp_err *err) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return mp_err_set(err, MP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    bool ok = write_all(fd, data, len);
+    int e = errno;
+    if (close(fd) != 0 && ok) ok = false, e = errno;
+    return ok ? MP_OK : mp_err_set(err, MP_EIO, "%s: write failed: %s", path, strerror(e));
+}
+
+/* A regular file or a new one: a temporary beside it, then rename, with
+ * the old file's mode (and owner, as root).  Every error path removes the
+ * temporary. */
+static int write_replacing(const char *path, const struct stat *old, const char *data, size_t len,
+                           mp_err *err) {
     size_t plen = strlen(path);
     char *tmp = mp_xmalloc(plen + 16);
     memcpy(tmp, path, plen);
@@ -52,31 +103,43 @@ int mp_write_file_atomic(const char *path, const char *data, size_t len,
     if (fd < 0) {
         int e = errno;
         mp_xfree(tmp);
-        return mp_err_set(err, MP_EIO, "%s: cannot create: %s", path,
-                          strerror(e));
+        return mp_err_set(err, MP_EIO, "%s: cannot create: %s", path, strerror(e));
     }
-    FILE *f = fdopen(fd, "wb");
-    bool ok = f && fwrite(data, 1, len, f) == len;
-    ok = f && fflush(f) == 0 && ok;
+    mode_t mask = umask(0);
+    umask(mask);
+    bool ok = write_all(fd, data, len) && fchmod(fd, old ? old->st_mode & 07777 : 0666 & ~mask) == 0;
+    if (ok && old && geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0) ok = false;
     int e = errno;
-    if (f) ok = fclose(f) == 0 && ok;
-    else close(fd);
-    /* mkstemp makes 0600 files; give the result ordinary permissions. */
-    if (ok) {
-        mode_t mask = umask(0);
-        umask(mask);
-        chmod(tmp, 0666 & ~mask);
-    }
-    if (ok && rename(tmp, path) != 0) {
-        e = errno;
-        ok = false;
-    }
-    if (!ok) {
-        unlink(tmp);
-        mp_xfree(tmp);
-        return mp_err_set(err, MP_EIO, "%s: write failed: %s", path,
-                          strerror(e));
-    }
+    if (close(fd) != 0 && ok) ok = false, e = errno;
+    if (ok && rename(tmp, path) != 0) ok = false, e = errno;
+    if (!ok) unlink(tmp);
     mp_xfree(tmp);
-    return MP_OK;
+    return ok ? MP_OK : mp_err_set(err, MP_EIO, "%s: write failed: %s", path, strerror(e));
+}
+
+int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
+                    size_t n_inputs, mp_err *err) {
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+            return mp_err_set(err, MP_EIO, "stdout: write error: %s", strerror(errno));
+        return MP_OK;
+    }
+    char real[4096];
+    if (resolve_links(path, real, sizeof real, err)) return err->code;
+    struct stat st;
+    bool exists = stat(real, &st) == 0;
+    for (size_t i = 0; exists && i < n_inputs; i++) {
+        struct stat in;
+        if (inputs[i] && strcmp(inputs[i], "-") && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev &&
+            in.st_ino == st.st_ino)
+            return mp_err_set(err, MP_EFORMAT, "%s: is the input %s; write the output elsewhere", path,
+                              inputs[i]);
+    }
+    if (exists && S_ISDIR(st.st_mode)) return mp_err_set(err, MP_EIO, "%s: is a folder", path);
+    if (exists && !S_ISREG(st.st_mode)) return write_in_place(real, data, len, err);
+    return write_replacing(real, exists ? &st : NULL, data, len, err);
+}
+
+int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err) {
+    return mp_write_output(path, data, len, NULL, 0, err);
 }

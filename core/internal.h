@@ -84,6 +84,8 @@ bool mp_graph_has_xnnpack(const mp_graphdef *g);
 /* Read a whole file (NUL-terminated copy, freed with mp_xfree). */
 char *mp_read_file(const char *path, size_t *len, mp_err *err);
 int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);
+int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
+                    size_t n_inputs, mp_err *err);
 /* An empty plan of planner `algo_name` (a static string) with the options
  * line of `o`, in an arena of its own. */
 mp_plan *mp_plan_new(const mp_options *o, const char *algo_name);

@@ -75,6 +75,9 @@ typedef struct mp_campaign_row {
 /* Open or create a database, migrating an older schema.  MP_EFORMAT when it
  * is not a memplan database or is newer than this memplan. */
 mp_db *mp_db_open(const char *path, mp_err *err);
+/* An existing database for queries (report, gate): read-only, never
+ * migrated, no lock a writer waits behind; MP_EFORMAT when it does not
+ * exist or is not of this schema version. */
 mp_db *mp_db_open_existing(const char *path, mp_err *err);
 void mp_db_close(mp_db *db);
 int mp_db_schema_version(void);
@@ -277,9 +280,15 @@ int mp_viz_report_html(mp_db *db, const mp_viz_report_options *o, struct mp_buf 
 /* Read a whole file (NUL-terminated copy, freed with mp_free_file()).  Returns NULL
  * with MP_EFORMAT. */
 char *mp_read_file(const char *path, size_t *len, mp_err *err);
-/* Write atomically: a temporary file beside `path`, then rename.  "-" means
- * stdout.  On failure nothing is left behind (MP_EIO). */
+/* Write an output file (core/file.c): a regular or new file through a
+ * temporary beside it and a rename, keeping its mode and owner; a
+ * symbolic link's target (the link stays a link); a device, FIFO or
+ * socket in place; "-" is stdout.  On failure nothing is left behind
+ * (MP_EIO).  mp_write_output also refuses (MP_EFORMAT) a path that is the
+ * same file as one of `inputs`. */
 int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);
+int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
+                    size_t n_inputs, mp_err *err);
 
 #ifdef __cplusplus
 }

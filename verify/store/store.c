@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct mp_db {
@@ -58,16 +59,26 @@ static const char *const MIGRATIONS[] = {
 
 int mp_db_schema_version(void) { return 1 + (int)(sizeof MIGRATIONS / sizeof *MIGRATIONS); }
 
+/* What an SQLite error is for the exit status: a file that is no
+ * database (2), or an I/O, permission or lock error (4). */
+static int code_of(int sqlite_rc) {
+    int primary = sqlite_rc & 0xff;
+    return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_ERROR ? MP_EFORMAT
+                                                                                            : MP_EIO;
+}
+
 static int db_fail(mp_db *d, mp_err *err, const char *what) {
-    return mp_err_set(err, MP_EFORMAT, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->db));
+    return mp_err_set(err, code_of(sqlite3_extended_errcode(d->db)), "%s: %s: %s", d->path, what,
+                      sqlite3_errmsg(d->db));
 }
 
 static int exec(mp_db *d, const char *sql, mp_err *err) {
     char *msg = NULL;
-    if (sqlite3_exec(d->db, sql, NULL, NULL, &msg) == SQLITE_OK) return MP_OK;
-    mp_err_set(err, MP_EFORMAT, "%s: %s", d->path, msg ? msg : "SQL error");
+    int rc = sqlite3_exec(d->db, sql, NULL, NULL, &msg);
+    if (rc == SQLITE_OK) return MP_OK;
+    rc = mp_err_set(err, code_of(rc), "%s: %s", d->path, msg ? msg : "SQL error");
     sqlite3_free(msg);
-    return MP_EFORMAT;
+    return rc;
 }
 
 static int user_version(mp_db *d, int *v) {
@@ -140,13 +151,65 @@ mp_db *mp_db_open(const char *path, mp_err *err) {
     return d;
 }
 
-/* Open an existing database read-only-ish for queries: it must exist. */
+/* A reader's check of the schema: a memplan database of this version
+ * (a reader never migrates: that is a writer's job). */
+static int check_schema(mp_db *d, mp_err *err) {
+    int v;
+    if (user_version(d, &v)) return db_fail(d, err, "cannot read the schema version");
+    int target = mp_db_schema_version();
+    if (v == 0) return mp_err_set(err, MP_EFORMAT, "%s: not a memplan metrics database", d->path);
+    if (v > target)
+        return mp_err_set(err, MP_EFORMAT, "%s: schema version %d is newer than this memplan's (%d); "
+                          "use a newer memplan", d->path, v, target);
+    if (v < target)
+        return mp_err_set(err, MP_EFORMAT, "%s: schema version %d is older than this memplan's (%d); "
+                          "a writer (memplan harness --db %s) migrates it", d->path, v, target, d->path);
+    return MP_OK;
+}
+
+/* "file:PATH?QUERY" with the characters a URI gives meaning to escaped
+ * (freed with sqlite3_free). */
+static char *file_uri(const char *path, const char *query) {
+    size_t n = strlen(path);
+    char *esc = mp_xmalloc(3 * n + 1), *o = esc;
+    for (const char *s = path; *s; s++) {
+        if (*s == '%' || *s == '?' || *s == '#') o += sprintf(o, "%%%02x", (unsigned char)*s);
+        else *o++ = *s;
+    }
+    *o = 0;
+    char *uri = sqlite3_mprintf("file:%s?%s", esc, query);
+    mp_xfree(esc);
+    return uri;
+}
+
+/* Open an existing database for queries only: nothing is written, no lock
+ * is taken that a writer would wait behind, and a file without write
+ * permission (or on a read-only mount) works.  With no write-ahead log
+ * beside it (no writer active), it is opened immutable: SQLite then
+ * creates no -wal or -shm file either. */
 mp_db *mp_db_open_existing(const char *path, mp_err *err) {
-    if (access(path, F_OK) != 0) {
-        mp_err_set(err, MP_EFORMAT, "%s: no such metrics database", path);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        mp_err_set(err, MP_EFORMAT, "no metrics database at %s; run `memplan harness --db %s` first", path,
+                   path);
         return NULL;
     }
-    return mp_db_open(path, err);
+    mp_db *d = mp_xcalloc(1, sizeof *d);
+    d->path = strcpy(mp_xmalloc(strlen(path) + 1), path);
+    char *wal = mp_xmalloc(strlen(path) + 8);
+    sprintf(wal, "%s-wal", path);
+    bool writer = access(wal, F_OK) == 0;
+    mp_xfree(wal);
+    char *uri = file_uri(path, writer ? "mode=ro" : "immutable=1");
+    int rc = uri ? sqlite3_open_v2(uri, &d->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) : SQLITE_NOMEM;
+    sqlite3_free(uri);
+    if (rc != SQLITE_OK || check_schema(d, err)) {
+        if (rc != SQLITE_OK) db_fail(d, err, "cannot open");
+        mp_db_close(d);
+        return NULL;
+    }
+    sqlite3_busy_timeout(d->db, 30000);
+    return d;
 }
 
 void mp_db_close(mp_db *d) {

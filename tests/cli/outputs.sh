@@ -1,0 +1,101 @@
+#!/bin/sh
+# Every command that writes a file (plan, gen, import-csv, trace, svg,
+# report --html, gate --update) writes it through one function: a device
+# stays a device, a link stays a link (its target written), a file keeps
+# its mode (and owner, as root), an input is never overwritten, a write
+# that fails (a full quota: ulimit -f) leaves no output and no temporary.
+set -u
+. tests/cli/common.inc
+G=corpus/examples/model.mpg
+"$M" plan -o "$T/p.mpp" "$G" && ok || bad "plan"
+printf 'id,lower,upper,size\n1,0,2,64\n2,1,3,32\n' >"$T/in.csv"
+"$M" harness --seed 1 --count 3 --db "$T/h.db" --quiet --failures "$T/f" >/dev/null 2>&1
+"$M" gate --db "$T/h.db" --baseline "$T/base.sql" --update >/dev/null 2>&1 && ok || bad "gate --update"
+
+# writer NAME OUT: the command line of one writer with its output OUT
+writer() {
+    case $1 in
+    plan) "$M" plan -o "$2" "$G" ;;
+    gen) "$M" gen --seed 3 --tensors 50 -o "$2" ;;
+    import-csv) "$M" import-csv "$T/in.csv" -o "$2" ;;
+    trace) "$M" trace "$G" "$T/p.mpp" -o "$2" ;;
+    svg) "$M" svg "$G" "$T/p.mpp" -o "$2" ;;
+    report) "$M" report --db "$T/h.db" --html -o "$2" ;;
+    gate) "$M" gate --db "$T/h.db" --baseline "$2" --update ;;
+    esac
+}
+
+for w in plan gen import-csv trace svg report gate; do
+    # a symbolic link: its target is written, the link stays
+    printf 'old\n' >"$T/target-$w"
+    ln -s "target-$w" "$T/link-$w"
+    writer $w "$T/link-$w" >/dev/null 2>"$T/err" && ok || bad "$w through a link: $(cat "$T/err")"
+    [ -L "$T/link-$w" ] && ok || bad "$w replaced the link with a file"
+    [ "$(cat "$T/target-$w")" != old ] && [ -s "$T/target-$w" ] && ok || bad "$w did not write the link's target"
+    # a file's mode is kept
+    printf 'old\n' >"$T/mode-$w"
+    chmod 600 "$T/mode-$w"
+    writer $w "$T/mode-$w" >/dev/null 2>&1
+    [ "$(stat -c %a "$T/mode-$w")" = 600 ] && ok || bad "$w changed the mode to $(stat -c %a "$T/mode-$w")"
+    if [ "$(id -u)" = 0 ]; then
+        # a character device (like /dev/null, made here) is written in place
+        mknod "$T/null-$w" c 1 3
+        writer $w "$T/null-$w" >/dev/null 2>"$T/err" && ok || bad "$w to a device: $(cat "$T/err")"
+        [ -c "$T/null-$w" ] && ok || bad "$w replaced the device node with a file"
+        # as root, the owner is kept too
+        printf 'old\n' >"$T/own-$w"
+        chown 65534:65534 "$T/own-$w"
+        writer $w "$T/own-$w" >/dev/null 2>&1
+        [ "$(stat -c %u:%g "$T/own-$w")" = 65534:65534 ] && ok || bad "$w changed the owner"
+    fi
+    # a FIFO is written in place, read at the other end
+    mkfifo "$T/fifo-$w"
+    cat "$T/fifo-$w" >"$T/fifo-$w.got" &
+    writer $w "$T/fifo-$w" >/dev/null 2>&1
+    wait
+    [ -p "$T/fifo-$w" ] && [ -s "$T/fifo-$w.got" ] && ok || bad "$w through a FIFO"
+    # a write past the file size limit: exit 4, no output, no temporary
+    # (stderr through a pipe: the limit is on regular files)
+    got=$( (ulimit -f 0; writer $w "$T/full-$w" 2>&1 >/dev/null; echo "rc=$?") )
+    case $got in *rc=4) ok ;; *) bad "$w past ulimit -f: $got" ;; esac
+    [ ! -e "$T/full-$w" ] && ok || bad "$w left a partial output"
+done
+[ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "temporary files left: $(ls "$T" | grep '\.tmp\.')"
+
+# an output that is an input: refused, exit 2, the input unchanged
+cp "$G" "$T/g.mpg"
+sum=$(cksum <"$T/g.mpg")
+expect_rc 2 "$M" plan -o "$T/g.mpg" "$T/g.mpg"
+grep -q "is the input" "$T/err" && ok || bad "message: $(cat "$T/err")"
+[ "$(cksum <"$T/g.mpg")" = "$sum" ] && ok || bad "the input was changed"
+ln -s g.mpg "$T/g-link.mpg"
+expect_rc 2 "$M" plan -o "$T/g-link.mpg" "$T/g.mpg"
+[ "$(cksum <"$T/g.mpg")" = "$sum" ] && ok || bad "the input was changed through a link"
+expect_rc 2 "$M" svg "$T/g.mpg" "$T/p.mpp" -o "$T/p.mpp"
+cp "$T/in.csv" "$T/in2.csv"
+expect_rc 2 "$M" import-csv "$T/in2.csv" -o "$T/in2.csv"
+# the metrics database is only read by report and gate: a file nobody
+# may write works and keeps its bytes; a missing one is an error
+if [ "$(id -u)" = 0 ]; then
+    chmod 755 "$T"
+    chmod 444 "$T/h.db"
+    sum=$(cksum <"$T/h.db")
+    for c in "report --db $T/h.db" "gate --db $T/h.db --baseline $T/base.sql"; do
+        # shellcheck disable=SC2086
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$M" $c >"$T/out" 2>"$T/err" && ok ||
+            bad "$c as nobody: $(cat "$T/err")"
+    done
+    [ "$(cksum <"$T/h.db")" = "$sum" ] && ok || bad "a reader changed the database"
+    [ ! -e "$T/h.db-wal" ] && [ ! -e "$T/h.db-shm" ] && ok || bad "a reader made -wal/-shm files"
+fi
+expect_rc 2 "$M" report --db "$T/none.db"
+grep -q "no metrics database at $T/none.db; run \`memplan harness --db" "$T/err" && ok || bad "missing db: $(cat "$T/err")"
+[ ! -e "$T/none.db" ] && ok || bad "a reader made a database"
+
+# -o - is standard output
+"$M" plan -o - "$G" | grep -q '^memplan-plan 1$' && ok || bad "-o - is not stdout"
+# a folder is no output
+expect_rc 4 "$M" plan -o "$T" "$G"
+
+echo "outputs: $pass passed, $fail failed"
+[ "$fail" = 0 ]
