@@ -2,24 +2,27 @@
  * placed items kept sorted by offset. */
 #include "peers.h"
 
+typedef struct by_size {
+    uint64_t size;
+    uint32_t i;
+} by_size;
+
+/* Larger first, then index order: a total order, so qsort gives what a
+ * stable sort by size would. */
+static int cmp_by_size(const void *a, const void *b) {
+    const by_size *x = a, *y = b;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
 uint32_t mp_pr_order_by_size(const pk_item *items, uint32_t n, uint32_t *order) {
+    by_size *v = mp_xmalloc((n + 1) * sizeof *v);
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (!items[i].fixed) order[k++] = i;
-    /* a bottom-up merge sort: stable, so equal sizes keep index order */
-    uint32_t *tmp = mp_xmalloc((k + 1) * sizeof *tmp);
-    for (uint32_t w = 1; w < k; w *= 2) {
-        for (uint32_t lo = 0; lo < k; lo += 2 * w) {
-            uint32_t mid = lo + w < k ? lo + w : k, hi = lo + 2 * w < k ? lo + 2 * w : k;
-            uint32_t a = lo, b = mid, o = lo;
-            while (a < mid && b < hi)
-                tmp[o++] = items[order[b]].size > items[order[a]].size ? order[b++] : order[a++];
-            while (a < mid) tmp[o++] = order[a++];
-            while (b < hi) tmp[o++] = order[b++];
-        }
-        memcpy(order, tmp, k * sizeof *order);
-    }
-    mp_xfree(tmp);
+        if (!items[i].fixed) v[k++] = (by_size){items[i].size, i};
+    qsort(v, k, sizeof *v, cmp_by_size);
+    for (uint32_t q = 0; q < k; q++) order[q] = v[q].i;
+    mp_xfree(v);
     return k;
 }
 
