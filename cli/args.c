@@ -87,3 +87,27 @@ void mp_cli_print_planners(FILE *f) {
                 p->caps & MP_CAP_ET_EXACT ? "; --et-exact" : "", p->caps & MP_CAP_EXACT ? "; --exact" : "");
     }
 }
+
+/* A time as --since and --started take it: a date, YYYY-MM-DD, optionally with a time of day
+ * (THH:MM[:SS], a space for the T, a final Z); the runs' start
+ * times are stored in that form in UTC, so --since is a string comparison. */
+bool mp_args_is_time(const char *s) {
+    static const char *const forms[] = {"dddd-dd-dd", "dddd-dd-ddTdd:dd", "dddd-dd-ddTdd:dd:dd"};
+    size_t n = strlen(s);
+    if (n > 10 && s[n - 1] == 'Z') n--;
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+        const char *p = forms[f];
+        if (strlen(p) != n) continue;
+        size_t i = 0;
+        for (; i < n; i++)
+            if (p[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : p[i] == 'T' ? s[i] != 'T' && s[i] != ' ' : s[i] != p[i])
+                break;
+        if (i < n) continue;
+        int month = (s[5] - '0') * 10 + s[6] - '0', day = (s[8] - '0') * 10 + s[9] - '0';
+        int hour = n > 10 ? (s[11] - '0') * 10 + s[12] - '0' : 0;
+        int minute = n > 10 ? (s[14] - '0') * 10 + s[15] - '0' : 0;
+        int second = n > 16 ? (s[17] - '0') * 10 + s[18] - '0' : 0;
+        return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour < 24 && minute < 60 && second < 61;
+    }
+    return false;
+}

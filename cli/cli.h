@@ -57,4 +57,7 @@ int mp_parse_algos(const char *list, uint32_t *algos, uint32_t *n);
 int mp_verify_and_print(const mp_program *prog, const mp_plan *plan, bool json,
                         FILE *out);
 
+/* YYYY-MM-DD, optionally THH:MM[:SS] (or a space for the T) and Z. */
+bool mp_args_is_time(const char *s);
+
 #endif

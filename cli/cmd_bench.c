@@ -325,7 +325,7 @@ static void summary(const bstate *s) {
     printf("- invalid plans: %u\n", invalid);
 }
 
-static void record(const bstate *s, const char *db_path, const char *opts) {
+static void record(const bstate *s, const char *db_path, const char *opts, const char *started) {
     mp_err err;
     mp_db *db = mp_db_open(db_path, &err);
     if (!db) {
@@ -352,6 +352,7 @@ static void record(const bstate *s, const char *db_path, const char *opts) {
                     : r->o.valid ? "valid" : "invalid";
     }
     mp_run_info run = {"bench", opts, "", 0, s->n};
+    snprintf(run.started, sizeof run.started, "%s", started);
     int64_t id;
     if (mp_db_record(db, &run, rows, s->n, NULL, 0, &id, &err)) fprintf(stderr, "memplan bench: %s\n", err.msg);
     else printf("\nrecorded as bench run %lld in %s\n", (long long)id, db_path);
@@ -455,6 +456,8 @@ int mp_cmd_bench(int argc, char **argv) {
         }
     }
     bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat, {{false}}};
+    char started[32];
+    mp_db_now(started, sizeof started);
     printf("# memplan bench (memplan %s, git %s)\n", MEMPLAN_VERSION, mp_git_revision());
     bench_generated(&s, max_tensors);
     bench_instances(&s, data);
@@ -463,7 +466,7 @@ int mp_cmd_bench(int argc, char **argv) {
         char opts[128];
         snprintf(opts, sizeof opts, "bench --max-tensors %llu --limit %llu --repeat %llu",
                  (unsigned long long)max_tensors, (unsigned long long)limit, (unsigned long long)repeat);
-        record(&s, db, opts);
+        record(&s, db, opts, started);
     }
     mp_xfree(s.rows);
     return 0;

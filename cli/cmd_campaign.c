@@ -84,7 +84,7 @@ static int campaign_option(mp_args *a, const char *arg, campaign_args *ca, bool 
         *have_seconds = true;
     } else if (mp_args_is(a, arg, "--started")) {
         if (!(ca->started = mp_args_value(a, "--started"))) return MP_EFORMAT;
-        if (strlen(ca->started) >= sizeof ((mp_run_info *)0)->started || !*ca->started)
+        if (strlen(ca->started) >= sizeof ((mp_run_info *)0)->started || !mp_args_is_time(ca->started))
             return mp_usage_error(a->cmd, "bad value '%s' for --started", ca->started);
     } else {
         return mp_usage_error(a->cmd, "unknown option '%s'", arg);

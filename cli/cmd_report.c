@@ -16,7 +16,8 @@ static const char REPORT_HELP[] =
     "\n"
     "options:\n"
     "  --db FILE      metrics database (default results/metrics.db)\n"
-    "  --since DATE   only runs started on or after DATE (YYYY-MM-DD...)\n"
+    "  --since DATE   only runs started on or after DATE (UTC: YYYY-MM-DD,\n"
+    "                 optionally THH:MM[:SS])\n"
     "  --algo A       only algorithm A\n"
     "  --format F     text (default), csv or json\n"
     "  --html         a self-contained HTML page instead: charts of the ratio to\n"
@@ -70,6 +71,7 @@ static const char GATE_HELP[] =
 typedef struct report_args {
     const char *db, *since, *algo, *format, *out, *svg_dir;
     bool html;
+    char since_utc[32]; /* --since as stored: a T, no Z */
 } report_args;
 
 /* One option; -1 after --help. */
@@ -81,6 +83,12 @@ static int report_option(mp_args *a, const char *arg, report_args *ra) {
         if (!(ra->db = mp_args_value(a, "--db"))) return MP_EFORMAT;
     } else if (mp_args_is(a, arg, "--since")) {
         if (!(ra->since = mp_args_value(a, "--since"))) return MP_EFORMAT;
+        if (!mp_args_is_time(ra->since))
+            return mp_usage_error(a->cmd, "--since '%s' is not a date (YYYY-MM-DD, optionally THH:MM[:SS])",
+                                  ra->since);
+        snprintf(ra->since_utc, sizeof ra->since_utc, "%.*s", (int)strcspn(ra->since, "Z"), ra->since);
+        if (ra->since_utc[10]) ra->since_utc[10] = 'T';
+        ra->since = ra->since_utc;
     } else if (mp_args_is(a, arg, "--algo")) {
         if (!(ra->algo = mp_args_value(a, "--algo"))) return MP_EFORMAT;
         if (mp_algo_parse(ra->algo) < 0) return mp_usage_error(a->cmd, "unknown algorithm '%s'", ra->algo);
@@ -122,7 +130,7 @@ static int write_report(mp_db *d, const report_args *ra, mp_buf *b, mp_err *err)
 int mp_cmd_report(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan report");
-    report_args ra = {"results/metrics.db", NULL, NULL, NULL, "-", NULL, false};
+    report_args ra = {"results/metrics.db", NULL, NULL, NULL, "-", NULL, false, ""};
     const char *arg;
     bool opt;
     while ((arg = mp_args_next(&a, &opt))) {

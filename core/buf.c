@@ -72,3 +72,15 @@ void mp_buf_u64(mp_buf *b, uint64_t v) {
     } while (v);
     mp_buf_put(b, tmp + i, sizeof tmp - i);
 }
+
+/* For text bound to a terminal: a string from a file or a database must
+ * not carry escape sequences there, so control characters become \xNN
+ * and a backslash \\. */
+void mp_buf_put_printable(mp_buf *b, const char *s) {
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 0x20 || ch == 0x7f) mp_buf_printf(b, "\\x%02x", ch);
+        else if (ch == '\\') mp_buf_puts(b, "\\\\");
+        else mp_buf_put(b, s, 1);
+    }
+}

@@ -145,12 +145,16 @@ typedef struct mp_gate_rows {
     mp_gate_row *v;
     size_t n, cap;
     uint64_t seed, count; /* of the run they come from */
+    char *options;        /* its command line, "--seed S --count N --algos A,B" */
+    char *version;        /* the memplan that made it */
     int64_t run;
 } mp_gate_rows;
 
 /* The latest harness run's rows (run, seed and count filled). */
 int mp_db_gate_rows(mp_db *db, mp_gate_rows *rows, mp_err *err);
-/* A baseline file's rows (the SQL dump mp_gate_dump writes). */
+/* A baseline file's rows (the SQL dump mp_gate_dump writes).  The file is
+ * data: it runs in a private in-memory database under an authorizer that
+ * allows only creating and filling the two baseline tables. */
 int mp_gate_load_baseline(const char *path, mp_gate_rows *rows, mp_err *err);
 void mp_gate_dump(const mp_gate_rows *rows, mp_buf *out);
 void mp_gate_rows_free(mp_gate_rows *rows);

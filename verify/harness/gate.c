@@ -13,6 +13,7 @@
 #include "memplan_tools.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 static const mp_gate_row *find(const mp_gate_rows *b, const char *graph, const char *algo) {
     size_t lo = 0, hi = b->n; /* both lists are sorted by (graph, algo) */
@@ -43,7 +44,12 @@ static void regression(mp_buf *b, size_t *n, const char *what, const mp_gate_row
     if (!*n) mp_buf_printf(b, "%-16s %-22s %-7s %s\n", "regression", "graph", "algo", "detail");
     (*n)++;
     if (*n > 200) return;
-    mp_buf_printf(b, "%-16s %-22s %-7s %s\n", what, r ? r->graph : "-", r ? r->algo : "-", detail);
+    mp_buf g;
+    mp_buf_init(&g);
+    mp_buf_put_printable(&g, r ? r->graph : "-");
+    mp_buf_put(&g, "", 1);
+    mp_buf_printf(b, "%-16s %-22s %-7s %s\n", what, g.data, r ? r->algo : "-", detail);
+    mp_buf_free(&g);
 }
 
 static size_t compare(const mp_gate_rows *base, const mp_gate_rows *now, mp_buf *b) {
@@ -96,23 +102,97 @@ static size_t compare(const mp_gate_rows *base, const mp_gate_rows *now, mp_buf 
     return n;
 }
 
-int mp_gate(mp_db *d, const char *baseline, bool update, mp_buf *out, bool *passed, mp_err *err) {
+/* Like with like: a baseline is comparable only with a run of the same
+ * harness command (seed, count, planners) by the same memplan version.
+ * One line names every difference. */
+static int same_run(const mp_gate_rows *base, const mp_gate_rows *now, const char *path, mp_err *err) {
+    if (!base->options || !base->version)
+        return mp_err_set(err, MP_EFORMAT, "%s records no harness run (an older baseline format); "
+                          "rewrite it with `memplan gate --update`", path);
+    char what[128] = "";
+    if (base->seed != now->seed) strcat(what, ", seed");
+    if (base->count != now->count) strcat(what, ", count");
+    if (strcmp(base->options, now->options ? now->options : "")) strcat(what, ", options");
+    if (strcmp(base->version, now->version ? now->version : "")) strcat(what, ", memplan version");
+    if (!what[0]) return MP_OK;
+    return mp_err_set(err, MP_EFORMAT,
+                      "the baseline and run %lld differ in %s: %s is of `memplan harness %s` (memplan %s), "
+                      "the run of `memplan harness %s` (memplan %s); run the baseline's command, or --update",
+                      (long long)now->run, what + 2, path, base->options, base->version,
+                      now->options ? now->options : "?", now->version ? now->version : "?");
+}
+
+typedef struct tally {
+    size_t improved, regressed, changed, added, removed, unchanged;
+} tally;
+
+/* One row of the new baseline against the old one: improved (fewer
+ * bytes, or planned where it was not), regressed, added or unchanged. */
+static void tally_row(const mp_gate_row *o, const mp_gate_row *r, tally *t, mp_buf *b, size_t *shown) {
+    const char *what;
+    bool ov = o && strcmp(o->verify, "valid") == 0, rv = strcmp(r->verify, "valid") == 0;
+    if (!o) what = "added", t->added++;
+    else if (ov && rv && r->total < o->total) what = "improved", t->improved++;
+    else if (ov && rv && r->total > o->total) what = "regressed", t->regressed++;
+    else if (!ov && rv) what = "improved", t->improved++;
+    else if (ov && !rv) what = "regressed", t->regressed++;
+    else if (strcmp(o->verify, r->verify)) what = "changed", t->changed++;
+    else {
+        t->unchanged++;
+        return;
+    }
+    if ((*shown)++ >= 200 || !o) return; /* an added row is listed only in the count */
+    mp_buf_printf(b, "  %-9s %-22s %-7s %llu bytes (%s) -> %llu bytes (%s)\n", what, r->graph, r->algo,
+                  (unsigned long long)o->total, o->verify, (unsigned long long)r->total, r->verify);
+}
+
+/* Rewrite the baseline from the run, and say what changed against the
+ * baseline it replaces (when there was a readable one). */
+static int update(const mp_gate_rows *now, const char *path, mp_buf *out, mp_err *err) {
+    mp_gate_rows old = {0};
+    mp_err old_err;
+    struct stat st; /* only a regular file is read: a FIFO or device is only written */
+    bool had = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    bool was_file = had;
+    if (had) had = mp_gate_load_baseline(path, &old, &old_err) == MP_OK;
+    if (old.n) qsort(old.v, old.n, sizeof *old.v, cmp_row);
+    mp_buf b, lines;
+    mp_buf_init(&b);
+    mp_buf_init(&lines);
+    mp_gate_dump(now, &b);
+    int rc = mp_write_file_atomic(path, b.data, b.len, err);
+    if (rc == MP_OK) {
+        tally t = {0};
+        size_t shown = 0;
+        for (size_t i = 0; i < now->n; i++)
+            tally_row(find(&old, now->v[i].graph, now->v[i].algo), &now->v[i], &t, &lines, &shown);
+        for (size_t i = 0; i < old.n; i++)
+            if (!find(now, old.v[i].graph, old.v[i].algo)) t.removed++;
+        if (lines.len) mp_buf_put(out, lines.data, lines.len);
+        mp_buf_printf(out, "gate: baseline %s rewritten from run %lld (%zu rows): ", path, (long long)now->run, now->n);
+        if (had)
+            mp_buf_printf(out, "%zu improved, %zu regressed, %zu changed status, %zu added, %zu removed, "
+                          "%zu unchanged\n", t.improved, t.regressed, t.changed, t.added, t.removed, t.unchanged);
+        else
+            mp_buf_printf(out, "a new baseline%s%s%s\n", was_file ? " (the old one was unreadable: " : "",
+                          was_file ? old_err.msg : "", was_file ? ")" : "");
+    }
+    mp_buf_free(&b);
+    mp_buf_free(&lines);
+    mp_gate_rows_free(&old);
+    return rc;
+}
+
+int mp_gate(mp_db *d, const char *baseline, bool update_baseline, mp_buf *out, bool *passed, mp_err *err) {
     *passed = false;
     mp_gate_rows now = {0}, base = {0};
     int rc = mp_db_gate_rows(d, &now, err);
     if (now.n) qsort(now.v, now.n, sizeof *now.v, cmp_row);
-    if (rc == MP_OK && update) {
-        mp_buf b;
-        mp_buf_init(&b);
-        mp_gate_dump(&now, &b);
-        rc = mp_write_file_atomic(baseline, b.data, b.len, err);
-        mp_buf_free(&b);
-        if (rc == MP_OK) {
-            mp_buf_printf(out, "gate: baseline %s rewritten from run %lld (%zu rows)\n", baseline,
-                          (long long)now.run, now.n);
-            *passed = true;
-        }
-    } else if (rc == MP_OK && (rc = mp_gate_load_baseline(baseline, &base, err)) == MP_OK) {
+    if (rc == MP_OK && update_baseline) {
+        rc = update(&now, baseline, out, err);
+        *passed = rc == MP_OK;
+    } else if (rc == MP_OK && (rc = mp_gate_load_baseline(baseline, &base, err)) == MP_OK &&
+               (rc = same_run(&base, &now, baseline, err)) == MP_OK) {
         if (base.n) qsort(base.v, base.n, sizeof *base.v, cmp_row);
         size_t n = compare(&base, &now, out);
         if (n > 200) mp_buf_printf(out, "... and %zu more\n", n - 200);

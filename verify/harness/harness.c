@@ -352,7 +352,7 @@ static void option_line(const mp_harness_options *h, char *buf, size_t n) {
 
 /* Rows for the store, reproducers for the failures, the run recorded. */
 static int record(const mp_harness_options *h, mp_db *db, const mp_check_result *results,
-                  mp_harness_summary *sum, mp_err *err) {
+                  const char *started, mp_harness_summary *sum, mp_err *err) {
     /* per case: its id and options, and a buffer list per algorithm */
     mp_result_row *rows = mp_xcalloc(h->count * h->n_algos + 1, sizeof *rows);
     char **strings = mp_xcalloc(h->count * (2 + h->n_algos) + 1, sizeof *strings);
@@ -369,6 +369,7 @@ static int record(const mp_harness_options *h, mp_db *db, const mp_check_result 
     sum->plans = nr;
     if (db) {
         mp_run_info run = {"harness", NULL, "", h->seed, h->count};
+        snprintf(run.started, sizeof run.started, "%s", started);
         char optline[64 + MP_MAX_PLANNERS * 24];
         option_line(h, optline, sizeof optline);
         run.options = optline;
@@ -385,10 +386,12 @@ int mp_harness_run(const mp_harness_options *h, mp_harness_summary *sum, mp_err 
     mp_db *db = NULL;
     if (h->db && !(db = mp_db_open(h->db, err))) return err->code;
     mp_check_result *results = mp_xcalloc(h->count + 1, sizeof *results);
+    char started[32]; /* runs.started: when the cases began, for report --since */
+    mp_db_now(started, sizeof started);
     double t0 = now_s();
     int rc = run_cases(h, results, t0, err);
     sum->seconds = now_s() - t0;
-    if (rc == MP_OK) rc = record(h, db, results, sum, err);
+    if (rc == MP_OK) rc = record(h, db, results, started, sum, err);
     mp_xfree(results);
     mp_db_close(db);
     return rc;

@@ -1,7 +1,10 @@
 /* baseline.c - the gate's rows in and out of SQL: the latest harness
  * run's rows from the metrics store, and the baseline file, a text SQL
  * dump (results/baseline.sql) that is read in a fresh in-memory database
- * and written sorted so that its diff shows exactly the rows that changed.
+ * under an authorizer (data, never a program) and written sorted so that
+ * its diff shows exactly the rows that changed.  Besides its rows it
+ * records the run it came from (baseline_run: seed, count, command line,
+ * memplan version), so that the gate compares like with like.
  * The comparison itself is verify/harness/gate.c. */
 #include "internal.h"
 #include "memplan_tools.h"
@@ -19,7 +22,7 @@ static char *txt(sqlite3_stmt *st, int c) {
 static int read_rows(sqlite3 *db, const char *sql, int64_t run, mp_gate_rows *out, mp_err *err) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mp_err_set(err, MP_EFORMAT, "gate: %s", sqlite3_errmsg(db));
+        return mp_err_set(err, MP_EFORMAT, "%s", sqlite3_errmsg(db));
     if (run >= 0) sqlite3_bind_int64(st, 1, run);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -29,7 +32,7 @@ static int read_rows(sqlite3 *db, const char *sql, int64_t run, mp_gate_rows *ou
         MP_VEC_PUSH(out->v, out->n, out->cap, r);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return mp_err_set(err, MP_EFORMAT, "gate: %s", sqlite3_errmsg(db));
+    if (rc != SQLITE_DONE) return mp_err_set(err, MP_EFORMAT, "%s", sqlite3_errmsg(db));
     return MP_OK;
 }
 
@@ -41,6 +44,8 @@ void mp_gate_rows_free(mp_gate_rows *b) {
         mp_xfree(b->v[i].verify);
     }
     mp_xfree(b->v);
+    mp_xfree(b->options);
+    mp_xfree(b->version);
 }
 
 static const char Q_ROWS[] = "SELECT graph, algo, coalesce(options,''), total_bytes, lower_bound,"
@@ -53,26 +58,81 @@ static int latest_run(sqlite3 *db, int64_t *run, mp_err *err) {
     bool have = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
     *run = have ? sqlite3_column_int64(st, 0) : -1;
     sqlite3_finalize(st);
-    return have ? MP_OK : mp_err_set(err, MP_EFORMAT, "gate: the database has no harness run");
+    return have ? MP_OK : mp_err_set(err, MP_EFORMAT, "the database has no harness run");
 }
 
-/* The baseline file runs in a fresh in-memory database: it cannot touch
- * the metrics database whatever it says. */
+/* The two tables a baseline may create and fill. */
+static bool baseline_table(const char *name) {
+    return name && (strcmp(name, "baseline") == 0 || strcmp(name, "baseline_run") == 0);
+}
+
+/* A baseline is data: its statements may begin and end a transaction,
+ * create the two baseline tables (which writes sqlite_master and makes
+ * the primary key's index) and insert
+ * rows into them, nothing else: no ATTACH, no PRAGMA, no function, no
+ * UPDATE or DELETE, no trigger or view. */
+static int baseline_authorizer(void *ctx, int action, const char *a1, const char *a2, const char *db,
+                               const char *trigger) {
+    (void)ctx, (void)trigger;
+    if (db && strcmp(db, "main") && strcmp(db, "temp")) return SQLITE_DENY;
+    switch (action) {
+    case SQLITE_TRANSACTION: return SQLITE_OK;
+    case SQLITE_CREATE_TABLE: return baseline_table(a1) ? SQLITE_OK : SQLITE_DENY;
+    case SQLITE_CREATE_INDEX: /* a PRIMARY KEY's own index */
+        return baseline_table(a2) && strncmp(a1, "sqlite_autoindex_", 17) == 0 ? SQLITE_OK : SQLITE_DENY;
+    case SQLITE_INSERT: return baseline_table(a1) || strcmp(a1, "sqlite_master") == 0 ? SQLITE_OK : SQLITE_DENY;
+    case SQLITE_UPDATE: return strcmp(a1, "sqlite_master") == 0 ? SQLITE_OK : SQLITE_DENY;
+    case SQLITE_READ: return baseline_table(a1) || strcmp(a1, "sqlite_master") == 0 ? SQLITE_OK : SQLITE_DENY;
+    default: return SQLITE_DENY;
+    }
+}
+
+/* The baseline's run: seed, count, command line, memplan version.  A
+ * baseline of an older format has none (options and version stay NULL:
+ * the gate says so; --update still reads its rows to report changes). */
+static int read_header(sqlite3 *mem, const char *path, mp_gate_rows *out, mp_err *err) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(mem, "SELECT seed, count, options, version FROM baseline_run", -1, &st, NULL))
+        return MP_OK;
+    int rc = MP_OK;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        out->seed = (uint64_t)sqlite3_column_int64(st, 0);
+        out->count = (uint64_t)sqlite3_column_int64(st, 1);
+        out->options = txt(st, 2);
+        out->version = txt(st, 3);
+    } else {
+        rc = mp_err_set(err, MP_EFORMAT, "%s: the baseline's run row is missing", path);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The baseline file runs in a fresh in-memory database, under the
+ * authorizer, with no database attachable: whatever it says, it can only
+ * produce baseline rows. */
 int mp_gate_load_baseline(const char *path, mp_gate_rows *out, mp_err *err) {
     size_t len;
     char *sql = mp_read_file(path, &len, err);
     if (!sql) return err->code;
     sqlite3 *mem;
-    sqlite3_open(":memory:", &mem);
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        mp_xfree(sql);
+        sqlite3_close(mem);
+        return mp_err_set(err, MP_ENOMEM, "%s: cannot open an in-memory database", path);
+    }
+    sqlite3_limit(mem, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_set_authorizer(mem, baseline_authorizer, NULL);
     char *msg = NULL;
     int rc = MP_OK;
     if (sqlite3_exec(mem, sql, NULL, NULL, &msg) != SQLITE_OK) {
         rc = mp_err_set(err, MP_EFORMAT, "%s: not a memplan baseline: %s", path, msg ? msg : "?");
         sqlite3_free(msg);
     } else {
+        sqlite3_set_authorizer(mem, NULL, NULL);
         char q[256];
         snprintf(q, sizeof q, Q_ROWS, "baseline");
-        rc = read_rows(mem, q, -1, out, err);
+        rc = read_header(mem, path, out, err);
+        if (rc == MP_OK) rc = read_rows(mem, q, -1, out, err);
     }
     sqlite3_close(mem);
     mp_xfree(sql);
@@ -96,8 +156,15 @@ void mp_gate_dump(const mp_gate_rows *rows, mp_buf *b) {
                   "BEGIN TRANSACTION;\n"
                   "CREATE TABLE baseline(graph TEXT NOT NULL, algo TEXT NOT NULL, options TEXT,\n"
                   "  total_bytes INTEGER, lower_bound INTEGER, ratio REAL, verify TEXT,\n"
-                  "  PRIMARY KEY(graph, algo));\n",
-                  (unsigned long long)seed, (unsigned long long)count);
+                  "  PRIMARY KEY(graph, algo));\n"
+                  "CREATE TABLE baseline_run(seed INTEGER, count INTEGER, options TEXT, version TEXT);\n"
+                  "INSERT INTO baseline_run VALUES(%llu,%llu,",
+                  (unsigned long long)seed, (unsigned long long)count, (unsigned long long)seed,
+                  (unsigned long long)count);
+    sql_quote(b, rows->options ? rows->options : "");
+    mp_buf_put(b, ",", 1);
+    sql_quote(b, rows->version ? rows->version : "");
+    mp_buf_puts(b, ");\n");
     for (size_t i = 0; i < rows->n; i++) {
         const mp_gate_row *r = &rows->v[i];
         mp_buf_puts(b, "INSERT INTO baseline VALUES(");
@@ -122,11 +189,14 @@ int mp_db_gate_rows(mp_db *d, mp_gate_rows *rows, mp_err *err) {
     snprintf(q, sizeof q, Q_ROWS, "results WHERE run_id = ?1");
     int rc = read_rows(db, q, rows->run, rows, err);
     sqlite3_stmt *st;
-    sqlite3_prepare_v2(db, "SELECT coalesce(seed,0), coalesce(count,0) FROM runs WHERE id = ?1", -1, &st, NULL);
+    sqlite3_prepare_v2(db, "SELECT coalesce(seed,0), coalesce(count,0), options, version FROM runs"
+                       " WHERE id = ?1", -1, &st, NULL);
     sqlite3_bind_int64(st, 1, rows->run);
     if (sqlite3_step(st) == SQLITE_ROW) {
         rows->seed = (uint64_t)sqlite3_column_int64(st, 0);
         rows->count = (uint64_t)sqlite3_column_int64(st, 1);
+        rows->options = txt(st, 2);
+        rows->version = txt(st, 3);
     }
     sqlite3_finalize(st);
     return rc;

@@ -66,11 +66,15 @@ static const char *const C_QUALITY[] = {"run", "started", "kind", "git", "algo",
                                         "valid", "invalid", "refused", "mean_ratio",
                                         "max_ratio", "bytes"};
 
+/* each graph once: its worst valid plan (latest run on a tie) */
 static const char Q_WORST[] =
-    "SELECT x.run_id, x.graph, x.algo, printf('%.4f', x.ratio), x.total_bytes, x.lower_bound,"
-    " coalesce(x.profile,''), x.tensors FROM results x JOIN runs r ON r.id = x.run_id"
-    " WHERE r.started >= ?1 AND (?2 = '' OR x.algo = ?2) AND x.verify = 'valid'"
-    " ORDER BY x.ratio DESC, x.run_id DESC, x.graph LIMIT 10";
+    "SELECT run_id, graph, algo, printf('%.4f', ratio), total_bytes, lower_bound, profile, tensors FROM"
+    " (SELECT x.run_id, x.graph, x.algo, x.ratio, x.total_bytes, x.lower_bound,"
+    "  coalesce(x.profile,'') AS profile, x.tensors,"
+    "  row_number() OVER (PARTITION BY x.graph ORDER BY x.ratio DESC, x.run_id DESC, x.algo) AS k"
+    "  FROM results x JOIN runs r ON r.id = x.run_id"
+    "  WHERE r.started >= ?1 AND (?2 = '' OR x.algo = ?2) AND x.verify = 'valid')"
+    " WHERE k = 1 ORDER BY ratio DESC, run_id DESC, graph LIMIT 10";
 static const char *const C_WORST[] = {"run", "graph", "algo", "ratio", "bytes", "lower_bound",
                                       "profile", "tensors"};
 
@@ -100,7 +104,21 @@ static const char *const C_CAMPAIGNS[] = {"run", "started", "git", "target", "en
                                           "executions", "exec_per_s", "corpus", "coverage",
                                           "crashes"};
 
-static void put_text(const table *t, mp_buf *b) {
+/* Text goes to terminals: database strings are shown printable. */
+static void escape_controls(table *t) {
+    for (size_t r = 0; r < t->n; r++)
+        for (int c = 0; c < t->ncols; c++) {
+            mp_buf b;
+            mp_buf_init(&b);
+            mp_buf_put_printable(&b, t->rows[r][c]);
+            mp_buf_put(&b, "", 1);
+            mp_xfree(t->rows[r][c]);
+            t->rows[r][c] = b.data;
+        }
+}
+
+static void put_text(table *t, mp_buf *b) {
+    escape_controls(t);
     size_t w[16] = {0};
     for (int c = 0; c < t->ncols; c++) {
         w[c] = strlen(t->cols[c]);

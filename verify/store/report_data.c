@@ -29,14 +29,16 @@ static const char Q_POINTS[] =
     " AND x.verify IN ('valid','invalid') AND x.plan_ms IS NOT NULL AND x.tensors > 0"
     " ORDER BY x.run_id DESC, x.graph, x.algo LIMIT ?3";
 
+/* per algorithm, its worst graphs, each graph once (its worst run) */
 static const char Q_WORST[] =
     "SELECT run_id, graph, algo, ratio, total_bytes, lower_bound, profile, tensors, kind FROM"
-    " (SELECT x.run_id, x.graph, x.algo, x.ratio, x.total_bytes, x.lower_bound,"
-    "  coalesce(x.profile,'') AS profile, x.tensors, r.kind,"
-    "  row_number() OVER (PARTITION BY x.algo"
-    "   ORDER BY x.ratio DESC, x.run_id DESC, x.graph) AS rank"
-    "  FROM results x JOIN runs r ON r.id = x.run_id"
-    "  WHERE r.started >= ?1 AND (?2 = '' OR x.algo = ?2) AND x.verify = 'valid')"
+    " (SELECT *, row_number() OVER (PARTITION BY algo ORDER BY ratio DESC, run_id DESC, graph) AS rank"
+    "  FROM (SELECT x.run_id, x.graph, x.algo, x.ratio, x.total_bytes, x.lower_bound,"
+    "   coalesce(x.profile,'') AS profile, x.tensors, r.kind,"
+    "   row_number() OVER (PARTITION BY x.algo, x.graph ORDER BY x.ratio DESC, x.run_id DESC) AS once"
+    "   FROM results x JOIN runs r ON r.id = x.run_id"
+    "   WHERE r.started >= ?1 AND (?2 = '' OR x.algo = ?2) AND x.verify = 'valid')"
+    "  WHERE once = 1)"
     " WHERE rank <= ?3 ORDER BY algo, rank";
 
 static void text(sqlite3_stmt *st, int c, char *dst, size_t n) {
