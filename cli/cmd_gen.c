@@ -1,17 +1,24 @@
 /* cmd_gen.c - `memplan gen`: write a random, valid graph file. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char GEN_HELP[] =
     "usage: memplan gen --seed S [--tensors N] [--depth D] [--devices LIST]\n"
     "                   [--profile NAME] [-o FILE]\n"
+    "       memplan gen --case ID [-o FILE]\n"
     "\n"
     "Write a valid random graph (.mpg).  The same seed and options give the\n"
     "same bytes on every machine.\n"
     "\n"
     "options:\n"
-    "  --seed S          the seed (required)\n"
+    "  --case ID         the graph of harness case ID (e.g. h1-105: seed 1, case\n"
+    "                    105), with the planner options the harness used in a\n"
+    "                    comment on its second line and on stderr, ready for\n"
+    "                    `memplan plan OPTIONS FILE`\n"
+    "  --seed S          the seed (required without --case)\n"
     "  --tensors N       about N tensors in all (default 40; up to 10^7)\n"
     "  --depth D         control flow nested up to D levels (default 2)\n"
     "  --devices LIST    devices to use, main first (default cpu), e.g.\n"
@@ -49,52 +56,122 @@ static bool parse_devices(const char *s, mp_gen_options *o) {
     return o->n_devices > 0;
 }
 
+/* "hS-I": harness seed S, case I. */
+static bool parse_case(const char *id, uint64_t *seed, uint64_t *i) {
+    char *end;
+    if (id[0] != 'h' || !(id[1] >= '0' && id[1] <= '9')) return false;
+    errno = 0;
+    *seed = strtoull(id + 1, &end, 10);
+    if (errno || *end != '-' || !(end[1] >= '0' && end[1] <= '9')) return false;
+    *i = strtoull(end + 1, &end, 10);
+    return !errno && !*end;
+}
+
+/* The graph of a harness case, its options in a comment after the header. */
+static void gen_case(uint64_t seed, uint64_t i, const char *id, mp_buf *b, char *args, size_t an) {
+    mp_gen_options g;
+    mp_options o;
+    mp_harness_case(seed, i, &g, &o);
+    mp_options_to_args(&o, args, an);
+    mp_buf body;
+    mp_buf_init(&body);
+    mp_gen(&g, &body);
+    const char *nl = memchr(body.data, '\n', body.len);
+    size_t head = nl ? (size_t)(nl - body.data) + 1 : body.len;
+    mp_buf_put(b, body.data, head);
+    mp_buf_printf(b, "# memplan harness case %s: memplan plan %s FILE\n", id, args);
+    mp_buf_put(b, body.data + head, body.len - head);
+    mp_buf_free(&body);
+}
+
+typedef struct gen_args {
+    mp_gen_options o;
+    const char *out, *case_id;
+    bool have_seed, have_shape;
+} gen_args;
+
+/* The shape options (--tensors, --depth, --devices, --profile); 1 when
+ * arg is none of them. */
+static int shape_option(mp_args *a, const char *arg, gen_args *ga) {
+    uint64_t v;
+    ga->have_shape = true;
+    if (mp_args_is(a, arg, "--tensors")) {
+        if (!mp_args_u64(a, "--tensors", 1, 10000000, &ga->o.tensors)) return MP_EFORMAT;
+    } else if (mp_args_is(a, arg, "--depth")) {
+        if (!mp_args_u64(a, "--depth", 0, 16, &v)) return MP_EFORMAT;
+        ga->o.depth = (uint32_t)v;
+    } else if (mp_args_is(a, arg, "--devices")) {
+        const char *d = mp_args_value(a, "--devices");
+        if (!d) return MP_EFORMAT;
+        if (!parse_devices(d, &ga->o))
+            return mp_usage_error(a->cmd, "bad device list '%s' (want e.g. cpu,cuda:0)", d);
+    } else if (mp_args_is(a, arg, "--profile")) {
+        const char *p = mp_args_value(a, "--profile");
+        if (!p) return MP_EFORMAT;
+        int k = mp_gen_profile_parse(p);
+        if (k < 0) return mp_usage_error(a->cmd, "unknown profile '%s'", p);
+        ga->o.profile = (uint32_t)k;
+    } else {
+        return 1;
+    }
+    return MP_OK;
+}
+
+/* One option; -1 after --help. */
+static int gen_option(mp_args *a, const char *arg, gen_args *ga) {
+    if (mp_args_is(a, arg, "-h") || mp_args_is(a, arg, "--help")) {
+        fputs(GEN_HELP, stdout);
+        return -1;
+    } else if (mp_args_is(a, arg, "--case")) {
+        if (!(ga->case_id = mp_args_value(a, "--case"))) return MP_EFORMAT;
+    } else if (mp_args_is(a, arg, "--seed")) {
+        if (!mp_args_u64(a, "--seed", 0, UINT64_MAX, &ga->o.seed)) return MP_EFORMAT;
+        ga->have_seed = true;
+    } else if (mp_args_is(a, arg, "-o") || mp_args_is(a, arg, "--output")) {
+        if (!(ga->out = mp_args_value(a, "-o"))) return MP_EFORMAT;
+    } else {
+        bool shape = ga->have_shape;
+        int rc = shape_option(a, arg, ga);
+        if (rc != 1) return rc;
+        ga->have_shape = shape;
+        return mp_usage_error(a->cmd, "unknown option '%s'", arg);
+    }
+    return MP_OK;
+}
+
 int mp_cmd_gen(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan gen");
-    mp_gen_options o;
-    mp_gen_options_default(&o);
-    const char *out = "-", *arg;
-    bool opt, have_seed = false;
-    uint64_t v;
+    gen_args ga = {.out = "-"};
+    mp_gen_options_default(&ga.o);
+    const char *arg;
+    bool opt;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
-        if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
-            fputs(GEN_HELP, stdout);
-            return 0;
-        } else if (mp_args_is(&a, arg, "--seed")) {
-            if (!mp_args_u64(&a, "--seed", 0, UINT64_MAX, &o.seed)) return MP_EFORMAT;
-            have_seed = true;
-        } else if (mp_args_is(&a, arg, "--tensors")) {
-            if (!mp_args_u64(&a, "--tensors", 1, 10000000, &o.tensors)) return MP_EFORMAT;
-        } else if (mp_args_is(&a, arg, "--depth")) {
-            if (!mp_args_u64(&a, "--depth", 0, 16, &v)) return MP_EFORMAT;
-            o.depth = (uint32_t)v;
-        } else if (mp_args_is(&a, arg, "--devices")) {
-            const char *d = mp_args_value(&a, "--devices");
-            if (!d) return MP_EFORMAT;
-            if (!parse_devices(d, &o))
-                return mp_usage_error(a.cmd, "bad device list '%s' (want e.g. cpu,cuda:0)", d);
-        } else if (mp_args_is(&a, arg, "--profile")) {
-            const char *p = mp_args_value(&a, "--profile");
-            if (!p) return MP_EFORMAT;
-            int k = mp_gen_profile_parse(p);
-            if (k < 0) return mp_usage_error(a.cmd, "unknown profile '%s'", p);
-            o.profile = (uint32_t)k;
-        } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
-            if (!(out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
-        } else {
-            return mp_usage_error(a.cmd, "unknown option '%s'", arg);
-        }
+        int rc = gen_option(&a, arg, &ga);
+        if (rc) return rc < 0 ? 0 : rc;
     }
-    if (!have_seed) return mp_usage_error(a.cmd, "--seed is required");
+    uint64_t case_seed = 0, case_i = 0;
+    if (ga.case_id && (ga.have_seed || ga.have_shape))
+        return mp_usage_error(a.cmd, "--case gives the seed and the shape: no --seed, --tensors, --depth, "
+                              "--devices or --profile with it");
+    if (ga.case_id && !parse_case(ga.case_id, &case_seed, &case_i))
+        return mp_usage_error(a.cmd, "bad case id '%s' (want hSEED-INDEX, as the harness prints, e.g. h1-105)",
+                              ga.case_id);
+    if (!ga.have_seed && !ga.case_id) return mp_usage_error(a.cmd, "--seed or --case is required");
     mp_buf b;
     mp_buf_init(&b);
-    mp_gen(&o, &b);
+    char args[200] = "";
+    if (ga.case_id) gen_case(case_seed, case_i, ga.case_id, &b, args, sizeof args);
+    else mp_gen(&ga.o, &b);
     mp_err err;
-    int rc = mp_write_file_atomic(out, b.data, b.len, &err);
+    int rc = mp_write_file_atomic(ga.out, b.data, b.len, &err);
     mp_buf_free(&b);
-    return rc ? mp_cli_fail(a.cmd, &err) : 0;
+    if (rc) return mp_cli_fail(a.cmd, &err);
+    if (ga.case_id)
+        fprintf(stderr, "memplan gen: case %s: plan it with `memplan plan %s %s`\n", ga.case_id, args,
+                strcmp(ga.out, "-") ? ga.out : "FILE");
+    return 0;
 }
 
 static const char IMPORT_HELP[] =

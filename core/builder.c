@@ -186,6 +186,12 @@ static int check_node(const mp_node_spec *n, const char *where, mp_err *err) {
     for (int s = 0; s < 2; s++)
         if (n->sub[s] && check_name(n->sub[s], "sub-graph", where, err)) return err->code;
     if (n->backend && check_name(n->backend, "backend", where, err)) return err->code;
+    /* the operator's characters are checked by the parser at finish; here
+     * only that it stays one token of the line */
+    for (const char *c = n->op; c && *c; c++)
+        if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f || *c == '#' || *c == '=' || *c == ',')
+            return mp_err_set(err, MP_EFORMAT, "builder: %s: operator name holds a space, '#', '=' or ','", where);
+    if (n->op && !*n->op) return mp_err_set(err, MP_EFORMAT, "builder: %s: empty operator name", where);
     return MP_OK;
 }
 
@@ -210,7 +216,7 @@ int mp_builder_node(mp_builder *b, const mp_node_spec *n, mp_err *err) {
     }
     mp_buf line;
     mp_buf_init(&line);
-    mp_graph_put_node(&line, n->kind, idx, n->n_in, idx + n->n_in, n->n_out, n->sub, n->backend,
+    mp_graph_put_node(&line, n->kind, idx, n->n_in, idx + n->n_in, n->n_out, n->sub, n->backend, n->op,
                       spec_name, names);
     int rc = line.failed ? MP_ENOMEM : lines_add(&b->nodes, line.data, line.len, where);
     mp_buf_free(&line);

@@ -63,6 +63,19 @@ static bool name_char(unsigned char c) {
            c == '-';
 }
 
+/* An operator's name: a name, or a qualified one as compilers print them
+ * (aten::add.Tensor, torch.nn.modules.conv.Conv2d, <built-in>...). */
+static bool op_char(unsigned char c) { return name_char(c) || (c && strchr(":/@+()[]<>", c)); }
+
+static int check_op(parser *p, mp_tok t) {
+    char q[48];
+    if (t.n == 0) return fail(p, "empty operator name");
+    if (t.n > MP_MAX_NAME) return fail(p, "operator name '%s' is longer than %d bytes", Q(t, q), MP_MAX_NAME);
+    for (size_t i = 0; i < t.n; i++)
+        if (!op_char((unsigned char)t.s[i])) return fail(p, "invalid character in operator name '%s'", Q(t, q));
+    return MP_OK;
+}
+
 static int check_name(parser *p, mp_tok t, const char *what) {
     char q[48];
     if (t.n == 0) return fail(p, "empty %s name", what);
@@ -274,6 +287,10 @@ static int node_attrs(parser *p, mp_node *nd, mp_tok *tk, int nt, mp_tok *subs,
             has_backend = true;
             if (check_name(p, val, "backend")) return p->err->code;
             nd->backend = mp_arena_strndup(p->arena, val.s, val.n);
+        } else if (mp_tok_is(key, "op")) {
+            dup = nd->op != NULL;
+            if (!dup && check_op(p, val)) return p->err->code;
+            if (!dup) nd->op = mp_arena_strndup(p->arena, val.s, val.n);
         } else if ((k0 && mp_tok_is(key, k0)) || (k1 && mp_tok_is(key, k1))) {
             int slot = mp_tok_is(key, k0) ? 0 : 1;
             dup = subs[slot].s != NULL;

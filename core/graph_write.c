@@ -48,8 +48,9 @@ static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
  * The generator and the fuzz decoder write their graphs with it too. */
 void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
                        const int32_t *out, uint32_t n_out, const char *const sub[2],
-                       const char *backend, mp_name_fn name, const void *ctx) {
+                       const char *backend, const char *op, mp_name_fn name, const void *ctx) {
     mp_buf_printf(b, "node %s", mp_node_kind_name(kind));
+    if (op) mp_buf_printf(b, " op=%s", op);
     put_list(b, "in", in, n_in, name, ctx);
     put_list(b, "out", out, n_out, name, ctx);
     for (int s = 0; s < 2; s++)
@@ -68,7 +69,7 @@ static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
     const char *sub[2] = {NULL, NULL};
     for (int s = 0; s < 2; s++)
         if (nd->sub[s] >= 0) sub[s] = prog->graphs[nd->sub[s]].name;
-    mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend,
+    mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, nd->op,
                       tensor_name, g);
 }
 

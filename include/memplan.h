@@ -50,9 +50,9 @@ extern "C" {
 /* --------------------------------------------------------------- version */
 
 #define MP_VERSION_MAJOR 1
-#define MP_VERSION_MINOR 1
+#define MP_VERSION_MINOR 2
 #define MP_VERSION_PATCH 0
-#define MEMPLAN_VERSION "1.1.0"
+#define MEMPLAN_VERSION "1.2.0"
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 MP_API const char *mp_version(void);
@@ -172,6 +172,7 @@ typedef struct mp_node {
      * map and scan body in sub[0]. */
     int32_t sub[2];
     const char *backend; /* delegate only */
+    const char *op;      /* the operator (op=, e.g. aten.add.Tensor), or NULL */
 } mp_node;
 
 typedef struct mp_graphdef {
@@ -212,7 +213,8 @@ MP_API int32_t mp_tensor_find(const mp_graphdef *g, const char *name);
 /* A program built in memory, call by call, instead of parsed from text.
  * It holds exactly what a .mpg file can say and is checked by the same
  * rules when finished: an error names the call ("graph 'main', tensor
- * 'x': ...").  Names are [A-Za-z0-9_.$-]+, at most MP_MAX_NAME bytes. */
+ * 'x': ...").  Names are [A-Za-z0-9_.$-]+, at most MP_MAX_NAME bytes;
+ * an operator name may also hold the characters :/@+()[]<>. */
 typedef struct mp_builder mp_builder;
 
 typedef struct mp_tensor_spec {
@@ -234,6 +236,7 @@ typedef struct mp_node_spec {
     const char *sub[2];  /* sub-graph names (cond: true, false; while: cond,
                           * body; map, scan: body), NULL when unused */
     const char *backend; /* delegate only, or NULL */
+    const char *op;      /* the operator's name, or NULL (since 1.2) */
 } mp_node_spec;
 
 MP_API mp_builder *mp_builder_new(mp_err *err);

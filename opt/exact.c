@@ -549,12 +549,18 @@ static void minimise(xs *x, pk_item *items, uint32_t n, const uint32_t *map, con
 }
 
 uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
-                     bool *proved, uint64_t *proved_bound, uint64_t *work) {
+                     bool *proved, uint64_t *proved_bound, uint64_t *work, pk_exact_outcome *outcome) {
     *proved = best <= lower;
     *proved_bound = lower;
+    *outcome = *proved ? PK_X_AT_BOUND : PK_X_WIDE;
     xs x = {0};
     uint32_t *map = mp_xmalloc((n + 1) * sizeof *map);
     load_items(&x, items, n, map);
+    if (!*proved && !x.n) { /* every item fixed: the one layout there is */
+        *proved = true;
+        *proved_bound = best;
+        *outcome = PK_X_PROVED;
+    }
     if (*proved || !x.n || !sums_fit(items, n)) {
         mp_xfree(map);
         mp_xfree(x.it);
@@ -562,6 +568,7 @@ uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, 
     }
     int32_t *ends = make_sections(&x);
     if (!tables_fit(&x, budget)) {
+        *outcome = PK_X_TOO_LARGE;
         mp_xfree(ends);
         mp_xfree(map);
         mp_xfree(x.it);
@@ -574,6 +581,7 @@ uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, 
     minimise(&x, items, n, map, floor, lower, budget, &bs);
     *proved = bs.best <= lower || (!bs.unknown && bs.lo >= bs.best);
     *proved_bound = *proved ? bs.best : bs.proved_bound;
+    *outcome = *proved ? PK_X_PROVED : PK_X_BUDGET;
     *work += x.work;
     mp_xfree(ends);
     mp_xfree(floor);

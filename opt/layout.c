@@ -170,6 +170,48 @@ static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *i
     }
 }
 
+/* Why the exact search of a buffer ended, for the user. */
+static const char *const EXACT_WHY[] = {
+    [PK_X_NOT_ASKED] = "not searched",
+    [PK_X_AT_BOUND] = "the heuristics reached the lower bound",
+    [PK_X_PROVED] = "proved by the search",
+    [PK_X_BUDGET] = "stopped at the --exact-ms work limit",
+    [PK_X_TOO_LARGE] = "not attempted: the buffer is over the search's size limit",
+    [PK_X_WIDE] = "not attempted: its sizes sum past 64 bits",
+};
+
+/* One line per buffer the search worked on or could not attempt, and the
+ * counts for the closing line. */
+static void exact_note(octx *c, const char *graph, uint32_t b, uint64_t peak, const pk_stats *st) {
+    c->exact_outcomes[st->outcome]++;
+    bool proved = st->outcome == PK_X_AT_BOUND || st->outcome == PK_X_PROVED;
+    if (!proved) {
+        c->exact_best = mp_sat_add_u64(c->exact_best, peak);
+        c->exact_bound = mp_sat_add_u64(c->exact_bound, st->proved_bound);
+    }
+    if (st->outcome == PK_X_AT_BOUND) return;
+    mp_buf_printf(&c->notes, "exact: graph %s buffer %u: %s %llu bytes, lower bound %llu: %s\n", graph, b,
+                  proved ? "optimal" : "best", (unsigned long long)peak, (unsigned long long)st->proved_bound,
+                  EXACT_WHY[st->outcome]);
+}
+
+void mp_opt_exact_status(octx *c) {
+    const uint32_t *k = c->exact_outcomes;
+    uint32_t proved = k[PK_X_AT_BOUND] + k[PK_X_PROVED], open = k[PK_X_BUDGET] + k[PK_X_TOO_LARGE] + k[PK_X_WIDE];
+    if (!open) {
+        mp_buf_printf(&c->notes, "exact: proved optimal: %u buffer%s (%u at the lower bound, %u by the search)\n",
+                      proved, proved == 1 ? "" : "s", k[PK_X_AT_BOUND], k[PK_X_PROVED]);
+        return;
+    }
+    uint64_t gap = c->exact_best - c->exact_bound;
+    mp_buf_printf(&c->notes, "exact: not proved optimal: %u of %u buffers open: best %llu bytes, lower bound %llu, "
+                  "gap %llu bytes (%.2f%%); stopped: %u at the --exact-ms limit, %u over the size limit, "
+                  "%u past 64 bits\n", open, open + proved, (unsigned long long)c->exact_best,
+                  (unsigned long long)c->exact_bound, (unsigned long long)gap,
+                  c->exact_bound ? 100.0 * (double)gap / (double)c->exact_bound : 0.0, k[PK_X_BUDGET],
+                  k[PK_X_TOO_LARGE], k[PK_X_WIDE]);
+}
+
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
@@ -180,11 +222,7 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
     collect_items(c, gi, b, &iv, &own);
     pk_stats st;
     uint64_t peak = pack_items(c, &iv, quick, &st);
-    if (c->o->exact && st.exact_ran)
-        mp_buf_printf(&c->notes, "exact: graph %s buffer %u: %s %llu bytes, lower bound %llu%s\n",
-                      g->name, b, st.optimal ? "optimal" : "best", (unsigned long long)peak,
-                      (unsigned long long)st.proved_bound,
-                      st.optimal ? "" : " (not proved optimal within the limit)");
+    if (c->o->exact) exact_note(c, g->name, b, peak, &st);
     uint64_t pad = own && G->xnnpack ? 64 : 0;
     int rc = MP_OK;
     if ((peak == UINT64_MAX && !layout_fits(iv.v, iv.n)) || !mp_add_u64(peak, pad, &G->local[b]))

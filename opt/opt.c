@@ -274,7 +274,8 @@ static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_e
     mp_plan *greedy = greedy_plan(prog, o);
     if (!greedy) return NULL; /* keep opt's own message */
     mp_err_clear(err);
-    relabel_as_opt(greedy, NULL);
+    relabel_as_opt(greedy, o->exact ? "exact: not attempted: opt's layout would pass 64 bits; "
+                                      "the plan is the reference greedy's\n" : NULL);
     return greedy;
 }
 
@@ -318,6 +319,7 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
     c.tree = is_tree(&c);
     c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
     if (rc == MP_OK) rc = mp_opt_layout_program(&c, order, n_order, effort);
+    if (rc == MP_OK && o->exact) mp_opt_exact_status(&c);
     mp_plan *plan = rc == MP_OK ? build_plan(&c) : NULL;
     mp_xfree(order);
     free_ctx(&c);

@@ -41,6 +41,10 @@ typedef struct octx {
     uint64_t total_items, work_total;
     uint64_t total_specs; /* tensors planned in the whole program */
     mp_buf notes;
+    /* --exact: buffers per pk_exact_outcome, and over the buffers not
+     * proved optimal, their best peaks and proved bounds summed */
+    uint32_t exact_outcomes[PK_X_WIDE + 1];
+    uint64_t exact_best, exact_bound;
     const char *algo_name;  /* "opt", or the peer's name */
     pk_packer pack;         /* a peer's packer for every buffer; NULL: opt's */
 } octx;
@@ -48,5 +52,7 @@ typedef struct octx {
 /* Lay out every buffer of the reachable graphs (children first in
  * `order`) and place the sub-graph regions. */
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
+/* --exact's closing status line, appended to the notes. */
+void mp_opt_exact_status(octx *c);
 
 #endif

@@ -866,10 +866,11 @@ static uint64_t finish(pk *k, best *b, pk_item *items, uint32_t n, uint64_t peak
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) peak = top_max(peak, items[i].offset, items[i].size);
     for (uint32_t i = 0; i < k->n; i++) items[k->id[i]].offset = b->off[i];
+    st->outcome = prm->exact && !prm->quick ? PK_X_AT_BOUND : PK_X_NOT_ASKED;
     if (prm->exact && !prm->quick && peak > st->lower_bound) {
         st->exact_ran = true;
         peak = mp_pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal,
-                           &st->proved_bound, &k->work);
+                           &st->proved_bound, &k->work, &st->outcome);
     }
     st->peak = peak;
     if (peak == st->lower_bound) {

@@ -35,10 +35,21 @@ typedef struct pk_params {
 
 #define PK_BOTTOM_UP_RUNS 4
 
+/* What became of the exact search of one buffer (--exact). */
+typedef enum pk_exact_outcome {
+    PK_X_NOT_ASKED,  /* no --exact, or a quick layout */
+    PK_X_AT_BOUND,   /* the heuristics reached the lower bound: nothing to search */
+    PK_X_PROVED,     /* the search proved its layout optimal */
+    PK_X_BUDGET,     /* the search stopped at its work limit (--exact-ms) */
+    PK_X_TOO_LARGE,  /* not attempted: the search's tables would exceed their size limit */
+    PK_X_WIDE,       /* not attempted: the sizes sum past 64 bits */
+} pk_exact_outcome;
+
 typedef struct pk_stats {
     uint64_t peak, lower_bound;
     bool optimal;        /* peak == lower bound, or proved by the search */
     bool exact_ran;
+    pk_exact_outcome outcome;
     uint64_t proved_bound; /* best bound the exact search proved */
     uint32_t heuristic;  /* which ordering won */
     uint64_t work_used;
@@ -73,6 +84,6 @@ uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n);
 /* Exact search (exact.c); improves `items` in place when it finds a layout
  * below `best`, returns the best peak found. */
 uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
-                  bool *proved, uint64_t *proved_bound, uint64_t *work);
+                     bool *proved, uint64_t *proved_bound, uint64_t *work, pk_exact_outcome *outcome);
 
 #endif

@@ -114,6 +114,7 @@ static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
     if (x->family < 0 || y->family < 0) {
         const item *f = x->family < 0 ? x : y, *t = x->family < 0 ? y : x;
         const char *name = gp->allocs[t->alloc].name;
+        char who[MP_V_TENSOR_BUF];
         vdetail d = {name, NULL, (int64_t)t->buffer, {t->lo, t->hi}, {f->lo, f->hi}, 2,
                      f->start, f->start};
         mp_v_violation(c, g->name, MP_RULE_CONTROL_FLOW, "control-flow", &d,
@@ -121,18 +122,20 @@ static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
                     "[%llu,%llu) in buffer %llu overlaps %s [%llu,%llu), live at node %d",
                     f->start, mp_node_kind_name(g->nodes[f->start].kind),
                     c->prog->graphs[f->sub].name, (unsigned long long)f->lo,
-                    (unsigned long long)f->hi, (unsigned long long)f->buffer, name,
+                    (unsigned long long)f->hi, (unsigned long long)f->buffer,
+                    mp_v_tensor(g, &gp->allocs[t->alloc], who, sizeof who),
                     (unsigned long long)t->lo, (unsigned long long)t->hi, f->start);
         return;
     }
     const mp_alloc *a = &gp->allocs[x->alloc], *b = &gp->allocs[y->alloc];
     vdetail d = {a->name, b->name, (int64_t)x->buffer, {x->lo, x->hi}, {y->lo, y->hi}, 2, s, e};
+    char ra[48], rb[48], wa[MP_V_TENSOR_BUF], wb[MP_V_TENSOR_BUF];
+    mp_v_range(ra, sizeof ra, a->offset, a->size);
+    mp_v_range(rb, sizeof rb, b->offset, b->size);
     mp_v_violation(c, g->name, MP_RULE_OVERLAP, "overlap", &d,
-                "overlap: %s [%llu,%llu) and %s [%llu,%llu) in buffer %llu, both live "
-                "at nodes %d..%d",
-                a->name, (unsigned long long)x->lo, (unsigned long long)x->hi, b->name,
-                (unsigned long long)y->lo, (unsigned long long)y->hi,
-                (unsigned long long)x->buffer, s, e);
+                   "overlap: %s %s and %s %s in buffer %llu, both live at nodes %d..%d",
+                   mp_v_tensor(g, a, wa, sizeof wa), ra, mp_v_tensor(g, b, wb, sizeof wb), rb,
+                   (unsigned long long)x->buffer, s, e);
 }
 
 static uint32_t collect_items(vctx *c, int32_t gi, const fprint *fp, item **out) {

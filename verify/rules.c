@@ -59,8 +59,10 @@ static void sizes(vctx *c, uint32_t gi, const mp_alloc *a) {
                     c->alignment);
 }
 
-static void bounds_of(vctx *c, const char *gname, const mp_alloc *a,
+static void bounds_of(vctx *c, const mp_graphdef *g, const mp_alloc *a,
                       const mp_graph_plan *in, const char *whose) {
+    const char *gname = g->name;
+    char who[MP_V_TENSOR_BUF];
     uint64_t end;
     bool wraps = !mp_add_u64(a->offset, a->size, &end);
     vdetail d = {a->name, NULL, (int64_t)a->mem_id, {a->offset, wraps ? UINT64_MAX : end},
@@ -71,13 +73,12 @@ static void bounds_of(vctx *c, const char *gname, const mp_alloc *a,
                     a->name, (unsigned long long)a->mem_id, whose, (int)in->n_buffers - 1);
         return;
     }
+    char range[48];
+    mp_v_range(range, sizeof range, a->offset, a->size);
     if (wraps || end > in->buffers[a->mem_id])
-        mp_v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d,
-                    "bounds: %s [%llu,%llu) lies outside buffer %llu of %s (size %llu)",
-                    a->name, (unsigned long long)a->offset,
-                    (unsigned long long)(wraps ? UINT64_MAX : end),
-                    (unsigned long long)a->mem_id, whose,
-                    (unsigned long long)in->buffers[a->mem_id]);
+        mp_v_violation(c, gname, MP_RULE_BOUNDS, "bounds", &d, "bounds: %s %s lies outside buffer %llu of %s (size %llu)",
+                       mp_v_tensor(g, a, who, sizeof who), range, (unsigned long long)a->mem_id, whose,
+                       (unsigned long long)in->buffers[a->mem_id]);
 }
 
 static void bounds(vctx *c, uint32_t gi, const mp_graph_plan *gp, const mp_alloc *a) {
@@ -90,9 +91,9 @@ static void bounds(vctx *c, uint32_t gi, const mp_graph_plan *gp, const mp_alloc
     }
     char whose[300];
     snprintf(whose, sizeof whose, "graph %s", gname);
-    bounds_of(c, gname, a, gp, whose);
+    bounds_of(c, &c->prog->graphs[gi], a, gp, whose);
     if (c->entry && gp != c->entry)
-        bounds_of(c, gname, a, c->entry, "the entry graph (the runtime allocates only its buffers)");
+        bounds_of(c, &c->prog->graphs[gi], a, c->entry, "the entry graph (the runtime allocates only its buffers)");
 }
 
 static void devices_of_block(vctx *c, uint32_t gi, const mp_graph_plan *gp) {

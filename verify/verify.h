@@ -58,6 +58,13 @@ typedef struct vdetail {
     int64_t n0, n1;
 } vdetail;
 
+/* "[offset,end)" into buf (at least 48 bytes), the end exact past 2^64. */
+void mp_v_range(char *buf, size_t n, uint64_t offset, uint64_t size);
+/* The allocation's tensor with its node and operator when known (buf:
+ * 2 * MP_MAX_NAME + 48 bytes). */
+#define MP_V_TENSOR_BUF (2 * MP_MAX_NAME + 48)
+const char *mp_v_tensor(const mp_graphdef *g, const mp_alloc *a, char *buf, size_t n);
+
 void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
                  const vdetail *d, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

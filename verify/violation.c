@@ -76,3 +76,29 @@ int32_t *mp_v_postorder_of(const vctx *c, uint32_t *n) {
     *n = k;
     return order;
 }
+
+/* "[offset,end)" with the end exact even where offset + size passes 2^64
+ * (a plan file may hold any 64-bit offset): then it is 2^64 + the wrapped
+ * end, printed in two base-10^19 halves, never clamped. */
+void mp_v_range(char *buf, size_t n, uint64_t offset, uint64_t size) {
+    uint64_t end;
+    if (mp_add_u64(offset, size, &end)) {
+        snprintf(buf, n, "[%llu,%llu)", (unsigned long long)offset, (unsigned long long)end);
+        return;
+    }
+    const uint64_t e19 = UINT64_C(10000000000000000000);
+    uint64_t lo = UINT64_C(8446744073709551616) + end % e19, hi = 1 + end / e19; /* 2^64 = 1:8446744073709551616 */
+    if (lo >= e19) lo -= e19, hi++;
+    snprintf(buf, n, "[%llu,%llu%019llu)", (unsigned long long)offset, (unsigned long long)hi,
+             (unsigned long long)lo);
+}
+
+/* A tensor as messages name it: "t7 (output of node 12, aten.add.Tensor)"
+ * when the node that makes it names its operator, else just "t7". */
+const char *mp_v_tensor(const mp_graphdef *g, const mp_alloc *a, char *buf, size_t n) {
+    const mp_tensor *t = a->tensor >= 0 && (uint32_t)a->tensor < g->n_tensors ? &g->tensors[a->tensor] : NULL;
+    const mp_node *nd = t && t->def_node >= 0 ? &g->nodes[t->def_node] : NULL;
+    if (!nd || !nd->op) return a->name;
+    snprintf(buf, n, "%s (output of node %d, %s)", a->name, t->def_node, nd->op);
+    return buf;
+}

@@ -26,6 +26,15 @@ mp_device mp_viz_alloc_device(const mp_program *prog, const mp_graph_plan *gp, c
     return (mp_device){MP_DEV_CPU, 0};
 }
 
+const char *mp_viz_alloc_op(const mp_program *prog, int32_t graph, const mp_alloc *a, int32_t *node) {
+    *node = -1;
+    if (graph < 0 || (uint32_t)graph >= prog->n_graphs) return NULL;
+    const mp_graphdef *g = &prog->graphs[graph];
+    if (a->tensor < 0 || (uint32_t)a->tensor >= g->n_tensors) return NULL;
+    *node = g->tensors[a->tensor].def_node;
+    return *node >= 0 ? g->nodes[*node].op : NULL;
+}
+
 void mp_viz_alloc_life(const mp_alloc *a, uint32_t n_nodes, int32_t *s, int32_t *e) {
     int64_t lo = a->life_start < a->life_end ? a->life_start : a->life_end;
     int64_t hi = a->life_start < a->life_end ? a->life_end : a->life_start;

@@ -48,11 +48,21 @@ static void tensor(viz_svg *s, const viz_panel *p, const viz_item *it) {
     mp_viz_xml(b, it->a->name);
     mp_buf_puts(b, " (");
     mp_viz_xml(b, s->prog->graphs[it->graph].name);
-    mp_buf_printf(b, ") %s, bytes %llu..%llu, life %lld..%lld, %s</title></rect>\n",
+    int32_t node;
+    const char *op = mp_viz_alloc_op(s->prog, it->graph, it->a, &node);
+    if (op) {
+        mp_buf_printf(b, ") output of node %d, ", node);
+        mp_viz_xml(b, op);
+        mp_buf_puts(b, ",");
+    } else {
+        mp_buf_puts(b, ")");
+    }
+    mp_buf_printf(b, " %s, bytes %llu..%llu, life %lld..%lld, %s</title></rect>\n",
                   mp_viz_bytes(it->a->size, sz), (unsigned long long)it->lo,
                   (unsigned long long)it->hi, (long long)it->a->life_start,
                   (long long)it->a->life_end, mp_device_str(it->dev, dev));
-    size_t len = strlen(it->a->name);
+    size_t len = strlen(it->a->name), with_op = op ? len + 2 + strlen(op) : 0;
+    bool show_op = with_op && x1 - x0 >= 5.6 * (double)with_op + 4;
     if (y1 - y0 >= 11 && x1 - x0 >= 5.6 * (double)len + 4) {
         mp_buf_puts(b, "<text class=\"l\" x=\"");
         mp_viz_num(b, (x0 + x1) / 2);
@@ -60,6 +70,10 @@ static void tensor(viz_svg *s, const viz_panel *p, const viz_item *it) {
         mp_viz_num(b, (y0 + y1) / 2);
         mp_buf_puts(b, "\">");
         mp_viz_xml(b, it->a->name);
+        if (show_op) {
+            mp_buf_puts(b, ": ");
+            mp_viz_xml(b, op);
+        }
         mp_buf_puts(b, "</text>\n");
     }
 }
@@ -223,8 +237,12 @@ static void subgraph_columns(viz_svg *s, const viz_panel *p) {
         rect_attrs(b, x0, p->top, x1 - x0, s->H);
         mp_buf_puts(b, " class=\"sg\"><title>sub-graph ");
         mp_viz_xml(b, s->prog->graphs[in->graph].name);
-        mp_buf_printf(b, ": %s of %s node %d</title></rect>\n",
-                      mp_viz_sub_role(kind, in->role), mp_node_kind_name(kind), in->node);
+        mp_buf_printf(b, ": %s of %s node %d", mp_viz_sub_role(kind, in->role), mp_node_kind_name(kind), in->node);
+        if (pg->nodes[in->node].op) {
+            mp_buf_puts(b, ", ");
+            mp_viz_xml(b, pg->nodes[in->node].op);
+        }
+        mp_buf_puts(b, "</title></rect>\n");
         drawn++;
     }
 }

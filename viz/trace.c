@@ -75,7 +75,13 @@ static void meta(tctx *c, const char *what, uint32_t pid, uint32_t tid, const ch
 static void tensor_slice(tctx *c, const mp_graph_plan *gp, const slice *s, uint32_t pid,
                          uint32_t tid) {
     char dev[24];
-    ev_head(c, s->a->name, "X", s->s * VIZ_US, pid, tid);
+    int32_t node;
+    const char *op = mp_viz_alloc_op(c->prog, gp->graph, s->a, &node);
+    mp_buf name;
+    mp_buf_init(&name);
+    mp_buf_printf(&name, op ? "%s (%s)" : "%s", s->a->name, op);
+    ev_head(c, name.data, "X", s->s * VIZ_US, pid, tid);
+    mp_buf_free(&name);
     mp_buf_printf(c->b, ",\"dur\":%lld,\"cat\":\"tensor\",\"args\":{\"size\":",
                   (long long)((s->e - s->s + 1) * VIZ_US));
     mp_buf_u64(c->b, s->a->size);
@@ -92,6 +98,10 @@ static void tensor_slice(tctx *c, const mp_graph_plan *gp, const slice *s, uint3
     mp_viz_json_str(c->b, mp_device_str(mp_viz_alloc_device(c->prog, gp, s->a), dev));
     mp_buf_puts(c->b, ",\"graph\":");
     mp_viz_json_str(c->b, gp->name);
+    if (op) {
+        mp_buf_printf(c->b, ",\"node\":%d,\"op\":", node);
+        mp_viz_json_str(c->b, op);
+    }
     mp_buf_puts(c->b, "}}");
 }
 
@@ -102,7 +112,9 @@ static void reserve_slice(tctx *c, const mp_graphdef *g, const slice *s, uint32_
     const char *role = mp_viz_sub_role(kind, s->role);
     mp_buf name;
     mp_buf_init(&name);
-    mp_buf_printf(&name, "%s (%s of %s node %d)", sub, role, mp_node_kind_name(kind), s->node);
+    const char *op = g->nodes[s->node].op;
+    mp_buf_printf(&name, "%s (%s of %s node %d%s%s)", sub, role, mp_node_kind_name(kind), s->node, op ? ", " : "",
+                  op ? op : "");
     ev_head(c, name.data, "X", s->s * VIZ_US, pid, tid);
     mp_buf_free(&name);
     mp_buf_printf(c->b, ",\"dur\":%d,\"cat\":\"sub-graph\",\"args\":{\"graph\":", VIZ_US);
@@ -116,6 +128,10 @@ static void reserve_slice(tctx *c, const mp_graphdef *g, const slice *s, uint32_
     mp_buf_u64(c->b, s->hi - s->lo);
     mp_buf_puts(c->b, ",\"mem_id\":");
     mp_buf_u64(c->b, s->buffer);
+    if (op) {
+        mp_buf_puts(c->b, ",\"op\":");
+        mp_viz_json_str(c->b, op);
+    }
     mp_buf_puts(c->b, "}}");
 }
 

@@ -60,6 +60,9 @@ void mp_viz_layout_free(viz_layout *L);
 /* program graph -> first plan block with that graph, -1 (caller frees) */
 int32_t *mp_viz_block_index(const mp_program *prog, const mp_plan *plan);
 /* The device of an allocation: its tensor's, else its buffer's, else cpu:0. */
+/* The operator of the node that makes the allocation's tensor (NULL when
+ * the file names none) and that node (-1 when none). */
+const char *mp_viz_alloc_op(const mp_program *prog, int32_t graph, const mp_alloc *a, int32_t *node);
 mp_device mp_viz_alloc_device(const mp_program *prog, const mp_graph_plan *gp,
                            const mp_alloc *a);
 /* Inclusive node range of an allocation, clamped into [0, n_nodes). */

@@ -107,5 +107,26 @@ expect_rc 0 "$M" report --db "$T/h.db" --format csv
 graphs=$(grep '^worst,' "$T/out" | cut -d, -f3)
 [ -n "$graphs" ] && [ "$(echo "$graphs" | sort | uniq -d)" = "" ] && ok || bad "worst lists a graph twice: $graphs"
 
+# --- a harness case back as a graph with its options: planning it gives
+# the bytes the harness recorded, for every case of the run
+$PY - "$T/h.db" >"$T/cases" <<'EOF'
+import sqlite3, sys
+q = "SELECT graph, total_bytes FROM results WHERE run_id = 1 AND algo = 'opt' AND verify = 'valid'"
+for g, t in sqlite3.connect(sys.argv[1]).execute(q):
+    print(g, t)
+EOF
+[ -s "$T/cases" ] && ok || bad "no harness cases recorded"
+while read -r id total; do
+    "$M" gen --case "$id" -o "$T/case.mpg" 2>"$T/err" || { bad "gen --case $id"; continue; }
+    grep -q "plan it with .memplan plan .* $T/case.mpg" "$T/err" && ok || bad "gen --case says how: $(cat "$T/err")"
+    args=$(sed -n '2s/^# memplan harness case [^:]*: memplan plan \(.*\) FILE$/\1/p' "$T/case.mpg")
+    # shellcheck disable=SC2086
+    got=$("$M" plan --algo opt $args "$T/case.mpg" |
+        awk '/^graph/{g++} g==1 && /^buffers/{s=0; for(i=2;i<=NF;i++) s+=$i; print s; exit}')
+    [ "$got" = "$total" ] && ok || bad "case $id: plan gives $got bytes, the harness recorded $total"
+done <"$T/cases"
+expect_rc 2 "$M" gen --case h1-x
+expect_rc 2 "$M" gen --case h1-3 --seed 4
+
 echo "store: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

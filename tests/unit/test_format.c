@@ -110,6 +110,9 @@ static const bad_case bad_cases[] = {
     {G1("tensor x 4\nnode placeholder out=x\nnode map in=x body=g\nnode output in=x\n"), 5,
      "graph 'g' reaches itself"},
     {G1("tensor x 4\0\n"), 3, "NUL byte"},
+    {G1("tensor x 4\nnode placeholder out=x op=\n"), 4, "empty operator name"},
+    {G1("tensor x 4\nnode placeholder out=x op=a\"b\n"), 4, "invalid character in operator name"},
+    {G1("tensor x 4\nnode placeholder out=x op=a op=b\n"), 4, "node attribute 'op' given twice"},
     {G1("tensor a 1 b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7\n"), 3,
      "too many fields"},
 };
@@ -250,6 +253,25 @@ Test(format, write_then_parse_is_the_same_program) {
     cr_assert_eq(q->graphs[0].tensors[1].device.index, 2);
     mp_buf_free(&b1);
     mp_buf_free(&b2);
+    mp_program_free(p);
+    mp_program_free(q);
+}
+
+Test(format, operator_names_are_kept_through_parse_and_write) {
+    const char *text = HDR "graph main\ntensor x 100\ntensor y 100\n"
+                           "node placeholder out=x\nnode call in=x out=y op=aten::add.Tensor\n"
+                           "node output in=y\nend\n";
+    mp_program *p = must_parse(text);
+    cr_assert_null(p->graphs[0].nodes[0].op);
+    cr_assert_str_eq(p->graphs[0].nodes[1].op, "aten::add.Tensor");
+    mp_buf b1;
+    mp_buf_init(&b1);
+    mp_graph_write(p, &b1);
+    cr_assert(strstr(b1.data, "node call op=aten::add.Tensor in=x out=y\n"), "%s", b1.data);
+    cr_assert_null(strstr(b1.data, "node placeholder op"), "%s", b1.data);
+    mp_program *q = must_parse(b1.data);
+    cr_assert_str_eq(q->graphs[0].nodes[1].op, "aten::add.Tensor");
+    mp_buf_free(&b1);
     mp_program_free(p);
     mp_program_free(q);
 }

@@ -19,7 +19,7 @@ static void add_node(mp_builder *b, uint32_t kind, const char *in, const char *o
                      const char *t, const char *f) {
     mp_err err;
     const char *ins[1] = {in}, *outs[1] = {out};
-    mp_node_spec n = {kind, ins, in != NULL, outs, out != NULL, {t, f}, NULL};
+    mp_node_spec n = {kind, ins, in != NULL, outs, out != NULL, {t, f}, NULL, NULL};
     cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
 }
 
@@ -99,6 +99,26 @@ Test(library, builder_refuses_names_the_format_cannot_hold) {
     mp_program *p = mp_builder_finish(b, &err);
     cr_assert_not_null(p, "%s", err.msg); /* nothing of the refused calls was written */
     cr_assert_eq(p->graphs[0].n_tensors, 1);
+    mp_program_free(p);
+    mp_builder_free(b);
+}
+
+Test(library, builder_keeps_operator_names) {
+    mp_err err;
+    mp_builder *b = mp_builder_new(&err);
+    mp_builder_graph(b, "main", &err);
+    add_tensor(b, "x", 8, 0);
+    add_tensor(b, "y", 8, 0);
+    add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
+    const char *ins[1] = {"x"}, *outs[1] = {"y"};
+    mp_node_spec bad = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "two words"};
+    cr_assert_eq(mp_builder_node(b, &bad, &err), MP_EFORMAT, "an operator with a space accepted");
+    mp_node_spec n = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "aten.mul.Tensor"};
+    cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
+    add_node(b, MP_NODE_OUTPUT, "y", NULL, NULL, NULL);
+    mp_program *p = mp_builder_finish(b, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    cr_assert_str_eq(p->graphs[0].nodes[1].op, "aten.mul.Tensor");
     mp_program_free(p);
     mp_builder_free(b);
 }

@@ -154,8 +154,10 @@ Test(opt, exact_search_packs_minimallocs_example_at_its_capacity) {
                      {4, 9, 20, false, 12}, {4, 0, 20, false, 16}};
     bool proved = false;
     uint64_t bound = 0, work = 0;
-    cr_assert_eq(mp_pk_exact(it, 5, 20, 12, 1000000, &proved, &bound, &work), 12);
+    pk_exact_outcome why;
+    cr_assert_eq(mp_pk_exact(it, 5, 20, 12, 1000000, &proved, &bound, &work, &why), 12);
     cr_assert(proved);
+    cr_assert_eq(why, PK_X_PROVED);
     for (int i = 0; i < 5; i++)
         for (int j = i + 1; j < 5; j++)
             if (it[i].start <= it[j].end && it[j].start <= it[i].end)
@@ -273,7 +275,8 @@ Test(opt, exact_reports_the_gap_when_out_of_budget) {
     snprintf(want, sizeof want, "exact: graph problem buffer 1: best %llu bytes, lower bound ",
              (unsigned long long)mp_plan_total_bytes(plan));
     cr_assert(strstr(plan->notes, want), "%s", plan->notes);
-    cr_assert(strstr(plan->notes, "(not proved optimal within the limit)"), "%s", plan->notes);
+    cr_assert(strstr(plan->notes, ": stopped at the --exact-ms work limit\n"), "%s", plan->notes);
+    cr_assert(strstr(plan->notes, "exact: not proved optimal: 1 of 1 buffers open: best "), "%s", plan->notes);
     mp_plan_free(plan);
     mp_program_free(p);
 }
@@ -409,9 +412,11 @@ Test(opt, exact_search_keeps_to_its_budget) {
     }
     uint64_t lower = mp_pk_lower_bound(it, N), best = mp_pk_sweep(it, N), work = 0, bound;
     bool proved;
-    uint64_t got = mp_pk_exact(it, N, best, lower, 200000, &proved, &bound, &work);
+    pk_exact_outcome why;
+    uint64_t got = mp_pk_exact(it, N, best, lower, 200000, &proved, &bound, &work, &why);
     cr_assert_leq(got, best);
     cr_assert(!proved || got == bound);
+    cr_assert_eq(why, proved ? (best <= lower ? PK_X_AT_BOUND : PK_X_PROVED) : PK_X_BUDGET);
     cr_assert_lt(work, 200000 + 50 * N, "work %llu", (unsigned long long)work);
     mp_xfree(it);
 
@@ -421,9 +426,10 @@ Test(opt, exact_search_keeps_to_its_budget) {
     lower = mp_pk_lower_bound(it, M);
     best = mp_pk_sweep(it, M);
     work = 0;
-    got = mp_pk_exact(it, M, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work);
+    got = mp_pk_exact(it, M, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work, &why);
     cr_assert_eq(got, best + 1, "the search ran");
     cr_assert_not(proved);
+    cr_assert_eq(why, PK_X_TOO_LARGE);
     cr_assert_leq(work, M);
     mp_xfree(it);
 }

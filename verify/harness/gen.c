@@ -484,7 +484,7 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
             const char *sub[2] = {NULL, NULL};
             for (int s = 0; s < 2; s++)
                 if (nd->sub[s] >= 0) sub[s] = G->g[nd->sub[s]].name;
-            mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend,
+            mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, NULL,
                               btensor_name, g);
         }
     }
