@@ -57,6 +57,7 @@ static size_t make_panels(viz_svg *s, const viz_item **sorted, viz_panel *p, boo
         for (size_t k = 0; k < q->n; k++)
             if (q->items[k]->hi > q->ymax) q->ymax = q->items[k]->hi;
         if (q->ymax == 0) q->ymax = 1;
+        mp_viz_band_build(s, q);
     }
     return np;
 }
@@ -99,6 +100,14 @@ static void legend(viz_svg *s, mp_buf *b, double *y) {
         shown++;
     }
     mp_xfree(used);
+    *y += 16;
+    /* what the rest of a panel means */
+    mp_buf_printf(b, "<text x=\"%d\" y=\"", (int)s->left);
+    mp_viz_num(b, *y);
+    mp_buf_printf(b, "\" class=\"tk\">boxes: tensors, coloured by %s (x: their life in node order, y: their "
+                  "bytes in the buffer); grey columns: sub-graphs a control-flow node runs; black line: bytes "
+                  "live; dashed: lower bound; shaded band: tensors live the whole program, compressed; red: "
+                  "violations</text>\n", s->o->color == MP_VIZ_BY_GRAPH ? "graph" : "device");
     *y += 18;
 }
 
@@ -170,6 +179,7 @@ static const char STYLE[] =
     ".sg{fill:#000;fill-opacity:.045}.lv{fill:none;stroke:#222;stroke-width:1.2}.lvb{fill:#222;fill-opacity:.3;stroke:none}\n"
     ".lb{stroke:#6a3d9a;stroke-width:1.4;stroke-dasharray:7 4}.be{stroke:#e07000;stroke-width:1.2;"
     "stroke-dasharray:2 3}.lbt{fill:#6a3d9a;font-size:10px;text-anchor:end}\n"
+    ".wl{fill:#8c6d31;fill-opacity:.12}\n"
     ".v{fill:none;stroke:#e00000;stroke-width:2}\n"
     ".q1{fill-opacity:.3}.q2{fill-opacity:.55}.q3{fill-opacity:.8}.q4{fill-opacity:1}\n";
 
@@ -257,6 +267,7 @@ int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_opt
     write_document(&s, &body, draw_body(&s, panels, np, more), out);
     bool failed = body.failed || out->failed;
     mp_buf_free(&body);
+    for (size_t k = 0; k < np; k++) mp_viz_band_free(&panels[k]);
     mp_xfree(panels);
     mp_xfree(sorted);
     mp_xfree(s.marks);

@@ -5,7 +5,17 @@
 
 double mp_viz_svg_x(const viz_svg *s, double node) { return s->left + node / s->L.width * s->W; }
 
+/* (svg_band.c) Pixels from the panel's bottom to `bytes`. */
+double mp_viz_band_px(const viz_svg *s, const viz_panel *p, uint64_t bytes) {
+    uint64_t in_band = 0;
+    for (size_t i = 0; i < p->n_band && p->band[i][0] < bytes; i++)
+        in_band += (bytes < p->band[i][1] ? bytes : p->band[i][1]) - p->band[i][0];
+    double band_h = VIZ_BAND_SHARE * s->H, rest = (double)(p->ymax - p->band_bytes);
+    return (double)in_band / (double)p->band_bytes * band_h + (double)(bytes - in_band) / rest * (s->H - band_h);
+}
+
 double mp_viz_svg_y(const viz_svg *s, const viz_panel *p, uint64_t bytes) {
+    if (p->n_band) return p->top + s->H - mp_viz_band_px(s, p, bytes > p->ymax ? p->ymax : bytes);
     return p->top + s->H * (1.0 - (double)bytes / (double)p->ymax);
 }
 

@@ -185,7 +185,7 @@ static void axes(viz_svg *s, const viz_panel *p) {
     mp_buf *b = s->b;
     char t[32];
     for (int k = 0; k <= 4; k++) { /* bytes: five ticks, 0 at the bottom */
-        uint64_t v = (uint64_t)((double)p->ymax * k / 4.0);
+        uint64_t v = p->n_band ? mp_viz_band_bytes(s, p, s->H * k / 4.0) : (uint64_t)((double)p->ymax * k / 4.0);
         if (k == 4) v = p->ymax;
         double y = mp_viz_svg_y(s, p, v);
         mp_buf_puts(b, "<text class=\"tk\" text-anchor=\"end\" x=\"");
@@ -292,7 +292,9 @@ void mp_viz_svg_panel(viz_svg *s, const viz_panel *p) {
     rect_attrs(b, s->left, p->top, s->W, s->H);
     mp_buf_puts(b, " class=\"fr\"/>\n");
     subgraph_columns(s, p);
+    if (p->n_band) mp_viz_band_draw(s, p);
     tensors(s, p);
+    if (p->n_band) mp_viz_band_label(s, p);
     if (p->size && p->size < p->ymax) hline(s, mp_viz_svg_y(s, p, p->size), "be", "buffer end");
     if (p->lower) {
         char label[64];

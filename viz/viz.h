@@ -144,6 +144,11 @@ typedef struct viz_panel {
     bool has_dev;
     mp_device dev;
     double top;     /* document y of the plot's top edge */
+    /* the whole-life band (svg_band.c): merged byte ranges of tensors live
+     * over the whole program, drawn compressed; n_band 0 when none */
+    uint64_t (*band)[2];
+    size_t n_band;
+    uint64_t band_bytes;
 } viz_panel;
 
 /* A violation outline: bytes [lo, hi) of `buffer` over x in [x0, x1). */
@@ -169,6 +174,15 @@ typedef struct viz_svg {
 double mp_viz_svg_x(const viz_svg *s, double node);
 double mp_viz_svg_y(const viz_svg *s, const viz_panel *p, uint64_t bytes);
 uint32_t mp_viz_svg_class(const viz_svg *s, const viz_item *it);
+#define VIZ_BAND_SHARE 0.2 /* of a panel's height, for the whole-life bytes */
+/* The whole-life band of a panel (svg_band.c): built once its items and
+ * ymax are known, its pixels from the bottom for a byte offset, drawn. */
+void mp_viz_band_build(const viz_svg *s, viz_panel *p);
+void mp_viz_band_free(viz_panel *p);
+double mp_viz_band_px(const viz_svg *s, const viz_panel *p, uint64_t bytes);
+uint64_t mp_viz_band_bytes(const viz_svg *s, const viz_panel *p, double px);
+void mp_viz_band_draw(const viz_svg *s, const viz_panel *p);
+void mp_viz_band_label(const viz_svg *s, const viz_panel *p);
 /* The panel: frame, axes, tiles, rectangles, curves, outlines. */
 void mp_viz_svg_panel(viz_svg *s, const viz_panel *p);
 /* Items below a pixel, merged into VIZ_TILE-sized tiles: each tile takes

@@ -68,6 +68,36 @@ expect_rc 0 "$M" svg -o "$T/bad.svg" "$T/g.mpg" "$T/bad.mpp"
 has "$T/bad.svg" 'class="v"><title>'
 has "$T/bad.svg" "INVALID: "
 
+# a legend says what the colours and shapes mean
+has "$T/g.svg" "boxes: tensors, coloured by device"
+# tensors live the whole program (a 100 KB KV cache) get a compressed band
+# of their own; the rest fills the panel (a 2 KB tensor is 104 of 260 px)
+cat >"$T/wl.mpg" <<'G'
+memplan-graph 1
+graph main
+tensor x 1000
+tensor kv 100000 mutable
+tensor a 2000
+tensor b 2000
+tensor c 1000
+tensor y 1000
+node placeholder out=x
+node placeholder out=kv
+node call in=x,kv out=a
+node call in=a out=b
+node call in=b,kv out=c
+node call in=c out=y
+node output in=y
+end
+G
+"$M" plan --algo opt -o "$T/wl.mpp" "$T/wl.mpg"
+expect_rc 0 "$M" svg -o "$T/wl.svg" "$T/wl.mpg" "$T/wl.mpp"
+has "$T/wl.svg" '<title>whole-life band: bytes 0..100000, taken by tensors live over the whole program'
+has "$T/wl.svg" ">whole-life tensors: 97.7 KiB, drawn compressed to 20% of the height<"
+h=$(sed -n 's/.*height="\([0-9.]*\)" class="c[0-9]*"><title>a (main).*/\1/p' "$T/wl.svg")
+[ "${h%.*}" -ge 100 ] 2>/dev/null && ok || bad "the 2 KB tensor is ${h:-?} px tall beside a whole-life band"
+grep -q 'class="wl"' "$T/g.svg" && bad "a band where no tensor lives the whole program" || ok
+
 # 10^4 tensors stay small
 "$M" gen --seed 1 --tensors 10000 -o "$T/big.mpg"
 "$M" plan "$T/big.mpg" -o "$T/big.mpp"
