@@ -44,6 +44,7 @@ typedef struct facts {
     int32_t first[BF_MAX_TENSORS], last[BF_MAX_TENSORS], fam[BF_MAX_TENSORS];
     int32_t alloc_t[BF_MAX_ALLOCS]; /* resolved tensor per alloc */
     bool kept[BF_MAX_ALLOCS];       /* known and the first for its tensor */
+    bool wasted[BF_MAX_TENSORS];    /* planned, though the runtime binds it elsewhere */
 } facts;
 
 typedef struct bf {
@@ -235,22 +236,27 @@ static void brute_allocs(bf *c, uint32_t gi) {
     }
 }
 
-/* 1: exactly the tensors the options plan are planned. */
+/* 1: exactly the tensors the options plan are planned; one the runtime
+ * binds to the caller's or the parent's memory, planned anyway, is only a
+ * waste (a warning, not a violation). */
 static void brute_completeness(bf *c, uint32_t gi) {
     const mp_graphdef *g = &c->p->graphs[gi];
     const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
     facts *f = &c->f[gi];
     for (uint32_t t = 0; t < g->n_tensors; t++) {
         const mp_tensor *x = &g->tensors[t];
-        bool input = f->ph[t] && !(x->flags & MP_T_MUTABLE), excluded;
+        bool input = f->ph[t] && !(x->flags & MP_T_MUTABLE), excluded, bound_elsewhere = false;
         if (f->root[t] != (int32_t)t || (x->flags & (MP_T_CONST | MP_T_DYNAMIC))) excluded = true;
         else if (gi == 0)
-            excluded = (input && !c->flag[0]) || (f->ret[t] && !c->flag[1]) ||
-                       ((x->flags & MP_T_MUTABLE) && !c->flag[2]);
-        else excluded = input && !c->map_body[gi];
+            excluded = bound_elsewhere = (input && !c->flag[0]) || (f->ret[t] && !c->flag[1]) ||
+                                         ((x->flags & MP_T_MUTABLE) && !c->flag[2]);
+        else excluded = bound_elsewhere = input && !c->map_body[gi];
         bool planned = false;
         for (uint32_t a = 0; a < b->n_allocs; a++) planned |= f->kept[a] && f->alloc_t[a] == (int32_t)t;
-        if (planned == excluded)
+        if (planned && bound_elsewhere) {
+            f->wasted[t] = true;
+            c->out->wasteful++;
+        } else if (planned == excluded)
             found(c, MP_RULE_COMPLETENESS, "%s: %s %s", g->name, x->name,
                   planned ? "planned but must not be" : "not planned");
     }
@@ -300,7 +306,7 @@ static void brute_alloc_rules(bf *c, uint32_t gi) {
         if (c->flag[3] && a->mem_id < b->n_devices && !same_dev(x->device, b->devices[a->mem_id]))
             found(c, MP_RULE_DEVICE, "%s: device differs from buffer %llu's", a->name,
                   (unsigned long long)a->mem_id);
-        if (f->root[t] == t && (a->life_start != f->first[t] || a->life_end != f->last[t]))
+        if (f->root[t] == t && !f->wasted[t] && (a->life_start != f->first[t] || a->life_end != f->last[t]))
             found(c, MP_RULE_CONSISTENCY, "%s: life %lld,%lld, live %d..%d", a->name,
                   (long long)a->life_start, (long long)a->life_end, f->first[t], f->last[t]);
     }

@@ -18,6 +18,7 @@
 typedef struct bf_result {
     uint64_t found[MP_N_RULES];     /* violations found per rule */
     char first[MP_N_RULES][256];    /* the first one of each rule, in words */
+    uint64_t wasteful;              /* tensors planned that need not be (warnings) */
 } bf_result;
 
 /* Check `plan` against `prog`.  Returns false (and checks nothing) when the

@@ -77,6 +77,10 @@ static void judge(const mp_program *prog, const mp_plan *plan) {
         printf("\n");
     }
     if (checked) {
+        if (bf.wasteful != r.n_warnings)
+            fuzz_fail("verify: brute force finds %llu wasteful allocation(s), the verifier warns of %llu\n"
+                      "--- verifier:\n%.*s", (unsigned long long)bf.wasteful, (unsigned long long)r.n_warnings,
+                      (int)(text.len > 6000 ? 6000 : text.len), text.data);
         for (uint32_t k = 1; k < MP_N_RULES; k++) {
             if (bf.found[k] && !r.per_rule[k])
                 fuzz_fail("verify: brute force finds %llu violation(s) of rule %u (%s) - first: "

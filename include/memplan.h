@@ -400,6 +400,12 @@ typedef struct mp_verify_report {
     uint64_t *buf_bytes, *buf_lower;
     uint32_t n_buffers;
     struct mp_arena *arena;
+    /* Wasteful, not unsafe (since 1.2): bytes a plan reserves that the
+     * runtime never uses (a tensor planned that the options leave to the
+     * caller or the parent graph).  A plan with warnings only is valid. */
+    uint64_t n_warnings, wasted_bytes;
+    mp_violation *w; /* the first MP_VERIFY_DETAIL of them */
+    uint32_t n_w;
 } mp_verify_report;
 
 #define MP_VERIFY_DETAIL 1000

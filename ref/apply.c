@@ -43,12 +43,31 @@ typedef struct u64vec {
 
 static const mp_device CPU0 = {MP_DEV_CPU, 0};
 
+/* D13 (--et-exact only): ExecuTorch passes the top-level graph signature
+ * to every sub-graph and looks placeholders up by name, so a sub-graph
+ * placeholder named like one of the entry graph's mutable buffers is taken
+ * for that buffer: not a graph input (planned even where cond/while leave
+ * inputs out) and live to the sub-graph's last node. */
+static void et_mutable_by_name(const mp_program *prog, const mp_graphdef *g, mp_life *L) {
+    const mp_graphdef *entry = &prog->graphs[0];
+    for (uint32_t i = 0; i < entry->n_tensors; i++) {
+        const mp_tensor *m = &entry->tensors[i];
+        if (!(m->flags & MP_T_MUTABLE) || m->def_node < 0 || entry->nodes[m->def_node].kind != MP_NODE_PLACEHOLDER)
+            continue;
+        int32_t t = mp_tensor_find(g, m->name);
+        if (t < 0 || !L->is_placeholder[t] || g->tensors[t].root != t) continue;
+        L->is_input[t] = 0;
+        L->end[t] = (int32_t)g->n_nodes - 1;
+    }
+}
+
 static gstate *state_of(run *R, int32_t gi) {
     gstate *S = &R->gs[gi];
     if (!S->life_done) {
         const mp_graphdef *g = &R->prog->graphs[gi];
         uint32_t n = g->n_tensors + 1;
         mp_life_compute(g, &S->life);
+        if (R->o->et_exact && gi != 0) et_mutable_by_name(R->prog, g, &S->life);
         S->realigned = mp_xcalloc(n, 1);
         S->planned = mp_xcalloc(n, 1);
         S->mem_id = mp_xcalloc(n, sizeof(uint64_t));

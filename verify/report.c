@@ -10,6 +10,12 @@ static void put_ratio(mp_buf *b, double ratio) {
 }
 
 void mp_verify_write_text(const mp_verify_report *r, mp_buf *b) {
+    for (uint32_t i = 0; i < r->n_w; i++) {
+        const mp_violation *w = &r->w[i];
+        mp_buf_printf(b, "%s%swarning: %s\n", w->graph, w->graph[0] ? ": " : "", w->msg);
+    }
+    if (r->n_warnings > r->n_w)
+        mp_buf_printf(b, "... and %llu more warnings\n", (unsigned long long)(r->n_warnings - r->n_w));
     for (uint32_t i = 0; i < r->n_v; i++) {
         const mp_violation *v = &r->v[i];
         if (v->graph[0]) mp_buf_printf(b, "%s: %s\n", v->graph, v->msg);
@@ -29,6 +35,9 @@ void mp_verify_write_text(const mp_verify_report *r, mp_buf *b) {
             first = false;
         }
         mp_buf_puts(b, "); ");
+    } else if (r->n_warnings) {
+        mp_buf_printf(b, "valid, wasteful: %llu warning%s, %llu bytes never used; ", (unsigned long long)r->n_warnings,
+                      r->n_warnings == 1 ? "" : "s", (unsigned long long)r->wasted_bytes);
     } else {
         mp_buf_puts(b, "valid; ");
     }
@@ -90,6 +99,12 @@ void mp_verify_write_json(const mp_verify_report *r, mp_buf *b) {
     for (uint32_t i = 0; i < r->n_v; i++) {
         if (i) mp_buf_put(b, ",", 1);
         json_violation(b, &r->v[i]);
+    }
+    mp_buf_printf(b, "],\"warning_count\":%llu,\"wasted_bytes\":%llu,\"warnings\":[",
+                  (unsigned long long)r->n_warnings, (unsigned long long)r->wasted_bytes);
+    for (uint32_t i = 0; i < r->n_w; i++) {
+        if (i) mp_buf_put(b, ",", 1);
+        json_violation(b, &r->w[i]);
     }
     mp_buf_printf(b, "],\"truncated\":%llu,\"quality\":{\"total_bytes\":%llu,"
                      "\"lower_bound\":%llu,\"ratio\":",

@@ -5,14 +5,20 @@
 
 #include <stdio.h>
 
-/* Why a tensor must not be planned, or NULL when it must be. */
-static const char *not_planned_reason(const vctx *c, uint32_t gi, int32_t t) {
+/* Why a tensor must not be planned, or NULL when it must be.  *wasteful:
+ * planning it anyway only wastes its bytes (the runtime binds it to the
+ * caller's or the parent graph's memory and never touches the planned
+ * bytes); otherwise (a view, a constant, a dynamic tensor) the runtime
+ * would read it from the planned bytes, which is wrong. */
+static const char *not_planned_reason(const vctx *c, uint32_t gi, int32_t t, bool *wasteful) {
+    *wasteful = false;
     const mp_tensor *x = &c->prog->graphs[gi].tensors[t];
     const vgraph *vg = &c->vg[gi];
     if (x->root != t) return "a view, which shares its base's storage";
     if (x->flags & MP_T_CONST) return "a constant";
     if (x->flags & MP_T_DYNAMIC) return "dynamic (the runtime allocates it)";
     bool input = vg->placeholder[t] && !(x->flags & MP_T_MUTABLE);
+    *wasteful = true;
     if (gi == 0) {
         if (input && !c->flags[0]) return "a graph input and alloc_inputs=0";
         if (vg->returned[t] && !c->flags[1]) return "a graph output and alloc_outputs=0";
@@ -28,12 +34,18 @@ static const char *not_planned_reason(const vctx *c, uint32_t gi, int32_t t) {
 static void completeness(vctx *c, uint32_t gi) {
     const mp_graphdef *g = &c->prog->graphs[gi];
     const int32_t *of = c->alloc_of[gi];
+    const mp_graph_plan *gp = c->block_of[gi] >= 0 ? &c->plan->graphs[c->block_of[gi]] : NULL;
     for (uint32_t t = 0; t < g->n_tensors; t++) {
-        const char *why = not_planned_reason(c, gi, (int32_t)t);
+        bool wasteful;
+        const char *why = not_planned_reason(c, gi, (int32_t)t, &wasteful);
         vdetail d = {g->tensors[t].name, NULL, -1, {0}, {0}, 0, -1, -1};
         if (!why && of[t] < 0)
             mp_v_violation(c, g->name, MP_RULE_COMPLETENESS, "completeness", &d,
                         "completeness: tensor %s is not planned", g->tensors[t].name);
+        else if (why && of[t] >= 0 && wasteful && gp)
+            mp_v_warning(c, g->name, MP_RULE_COMPLETENESS, "completeness", &d, gp->allocs[of[t]].size,
+                         "wasteful: tensor %s is planned though it is %s: %llu bytes the runtime never uses",
+                         g->tensors[t].name, why, (unsigned long long)gp->allocs[of[t]].size);
         else if (why && of[t] >= 0)
             mp_v_violation(c, g->name, MP_RULE_COMPLETENESS, "completeness", &d,
                         "completeness: tensor %s must not be planned: it is %s",
@@ -134,6 +146,8 @@ static void life_matches(vctx *c, uint32_t gi, const mp_alloc *a) {
     const vgraph *vg = &c->vg[gi];
     int32_t t = a->tensor;
     if (a->life_start == vg->first[t] && a->life_end == vg->last[t]) return;
+    bool wasteful; /* an allocation the runtime never uses: its life is moot (D13) */
+    if (not_planned_reason(c, gi, t, &wasteful) && wasteful) return;
     vdetail d = {a->name, NULL, -1, {0}, {0}, 0, vg->first[t], vg->last[t]};
     mp_v_violation(c, c->prog->graphs[gi].name, MP_RULE_CONSISTENCY, "life", &d,
                 "consistency: %s has life=%lld,%lld but is live at nodes %d..%d",

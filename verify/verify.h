@@ -65,6 +65,10 @@ void mp_v_range(char *buf, size_t n, uint64_t offset, uint64_t size);
 #define MP_V_TENSOR_BUF (2 * MP_MAX_NAME + 48)
 const char *mp_v_tensor(const mp_graphdef *g, const mp_alloc *a, char *buf, size_t n);
 
+/* A wasteful (not unsafe) finding: `wasted` bytes reserved for nothing. */
+void mp_v_warning(vctx *c, const char *graph, uint32_t rule, const char *kind, const vdetail *d,
+                  uint64_t wasted, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
 void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
                  const vdetail *d, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

@@ -4,19 +4,9 @@
 
 #include <stdio.h>
 
-void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
-                 const vdetail *d, const char *fmt, ...) {
-    mp_verify_report *r = c->r;
-    r->n_violations++;
-    r->per_rule[rule]++;
-    if (r->n_v >= MP_VERIFY_DETAIL) return;
-    mp_violation *v = &r->v[r->n_v++];
+static void record(vctx *c, mp_violation *v, const char *graph, uint32_t rule, const char *kind,
+                   const vdetail *d, const char *msg) {
     memset(v, 0, sizeof *v);
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     v->graph = graph ? graph : "";
     v->rule = rule;
     v->kind = kind;
@@ -33,6 +23,34 @@ void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
         v->nodes[0] = d->n0;
         v->nodes[1] = d->n1;
     }
+}
+
+void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
+                 const vdetail *d, const char *fmt, ...) {
+    mp_verify_report *r = c->r;
+    r->n_violations++;
+    r->per_rule[rule]++;
+    if (r->n_v >= MP_VERIFY_DETAIL) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    record(c, &r->v[r->n_v++], graph, rule, kind, d, msg);
+}
+
+void mp_v_warning(vctx *c, const char *graph, uint32_t rule, const char *kind, const vdetail *d,
+                  uint64_t wasted, const char *fmt, ...) {
+    mp_verify_report *r = c->r;
+    r->n_warnings++;
+    r->wasted_bytes = mp_sat_add_u64(r->wasted_bytes, wasted);
+    if (r->n_w >= MP_VERIFY_DETAIL) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    record(c, &r->w[r->n_w++], graph, rule, kind, d, msg);
 }
 
 static void postorder(const mp_program *prog, const bool *reach, int32_t *order) {

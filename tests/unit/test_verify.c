@@ -78,6 +78,18 @@ static void expect_broken(const char *graph, const char *plan, const char *from,
     mp_xfree(bad);
 }
 
+/* Valid but wasteful: exit code valid, a warning naming the tensor and
+ * its bytes, nothing counted as a violation. */
+static void expect_wasteful(const char *graph, const char *plan, const char *from, const char *to,
+                            const char *fragment) {
+    char *bad = edit(plan, from, to);
+    verdict v = verify_text(graph, bad);
+    cr_assert_eq(v.rc, MP_OK, "a wasteful plan is invalid:\n%s\nreport:\n%s", bad, v.text);
+    cr_assert(strstr(v.text, fragment), "report lacks '%s':\n%s", fragment, v.text);
+    cr_assert(strstr(v.text, "valid, wasteful: 1 warning, "), "%s", v.text);
+    mp_xfree(bad);
+}
+
 Test(verify, valid_plans_pass_with_quality) {
     char *p = valid_plan(CHAIN, false);
     verdict v = verify_text(CHAIN, p);
@@ -100,14 +112,17 @@ Test(verify, rule1_completeness) {
                   MP_RULE_COMPLETENESS, "main: completeness: tensor c is not planned");
     expect_broken(CHAIN, p, "alloc a ", "alloc w mem_id=1 obj=9 offset=0 size=64 life=0,2\nalloc a ",
                   MP_RULE_COMPLETENESS, "w must not be planned: it is a constant");
-    expect_broken(CHAIN, p, "alloc_inputs=1", "alloc_inputs=0", MP_RULE_COMPLETENESS,
-                  "x must not be planned: it is a graph input and alloc_inputs=0");
+    expect_wasteful(CHAIN, p, "alloc_inputs=1", "alloc_inputs=0",
+                    "main: warning: wasteful: tensor x is planned though it is a graph input and alloc_inputs=0: "
+                    "112 bytes the runtime never uses");
     mp_xfree(p);
-    /* cond bodies: inputs are not planned */
+    /* cond bodies: inputs are not planned; planning one (ExecuTorch's D13)
+     * wastes its bytes */
     p = valid_plan(COND, false);
-    expect_broken(COND, p, "graph t\nbuffers 0 16\ndevices cpu:0 cpu:0\n",
-                  "graph t\nbuffers 0 64\ndevices cpu:0 cpu:0\nalloc i mem_id=1 obj=1 offset=16 size=48 life=0,1\n",
-                  MP_RULE_COMPLETENESS, "t: completeness: tensor i must not be planned");
+    expect_wasteful(COND, p, "graph t\nbuffers 0 16\ndevices cpu:0 cpu:0\n",
+                    "graph t\nbuffers 0 64\ndevices cpu:0 cpu:0\nalloc i mem_id=1 obj=1 offset=16 size=48 life=0,1\n",
+                    "t: warning: wasteful: tensor i is planned though it is an input of a graph that only "
+                    "cond/while nodes run: 48 bytes");
     mp_xfree(p);
 }
 

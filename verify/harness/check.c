@@ -111,8 +111,8 @@ static void entry_buffers(const mp_plan *plan, mp_algo_outcome *out) {
     }
 }
 
-/* Where ExecuTorch's plan (et_exact) is valid, the repaired one must
- * equal it. */
+/* Where ExecuTorch's plan (et_exact) is valid and not wasteful, the
+ * repaired one must equal it (a wasteful one, D13, the repair improves). */
 static void check_et(const mp_program *p, mp_options o, const char *text, const char *name,
                      mp_check_result *r) {
     char msg[1024];
@@ -123,7 +123,7 @@ static void check_et(const mp_program *p, mp_options o, const char *text, const 
     if (et) {
         mp_plan *ep = mp_plan_parse(et, strlen(et), "<et>", p, &err);
         mp_verify_report vr;
-        if (ep && mp_verify(p, ep, &vr, &err) == MP_OK && strcmp(et, text) != 0)
+        if (ep && mp_verify(p, ep, &vr, &err) == MP_OK && !vr.n_warnings && strcmp(et, text) != 0)
             fail(r, "et-divergence", name, "ExecuTorch's plan (--et-exact) is valid but the repaired plan differs");
         if (ep) mp_verify_report_free(&vr);
         mp_plan_free(ep);
