@@ -196,10 +196,16 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
  * in-place tensor lives in its base's, whatever its own mem_id says, as
  * ExecuTorch resolves it; the end of the in-place chain (through views)
  * decides.  A cycle (which the planners refuse) gives the tensor's own. */
-uint32_t mp_pool_of(const mp_graphdef *g, int32_t t);
+uint32_t mp_pool_of(const mp_graphdef *g, int32_t t, bool per_device);
 /* The end of t's in-place chain (through views): t itself when it is no
- * in-place tensor, -1 when the chain is a cycle. */
-int32_t mp_inplace_root(const mp_graphdef *g, int32_t t);
+ * in-place tensor, -1 when the chain is a cycle.  With per_device, the
+ * chain ends at a tensor whose base is on another device (see
+ * mp_inplace_cut). */
+int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device);
+/* Repaired per-device planning: an in-place tensor whose base (through
+ * views) is on another device cannot share the base's bytes (they are in
+ * another device's buffer); it is planned as an allocation of its own. */
+bool mp_inplace_cut(const mp_graphdef *g, int32_t t, bool per_device);
 void mp_table_free(mp_table *t);
 /* map_body[g]: some reachable map/scan node runs graph g. */
 uint8_t *mp_map_bodies(const mp_program *p, const bool *reach);

@@ -47,7 +47,7 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
         mp_alloc_flags f = mp_context_flags(o, gi, map_body);
         for (uint32_t i = 0; i < g->n_tensors; i++)
             if (mp_life_is_planned(g, lives[gi], (int32_t)i, f))
-                reg(t, o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, (int32_t)i));
+                reg(t, o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, (int32_t)i, o->per_device));
     }
     for (uint32_t a = 1; a < t->n; a++)
         for (uint32_t b = a; b > 0 && mp_device_cmp(t->slots[b].dev, t->slots[b - 1].dev) < 0; b--) {
@@ -68,17 +68,22 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
     return (int64_t)t->slots[k].base + (x->mem_id ? x->mem_id : 1) - 1;
 }
 
-int32_t mp_inplace_root(const mp_graphdef *g, int32_t t) {
+bool mp_inplace_cut(const mp_graphdef *g, int32_t t, bool per_device) {
+    int32_t b = g->tensors[t].inplace_base;
+    return per_device && b >= 0 && !mp_device_eq(g->tensors[g->tensors[b].root].device, g->tensors[t].device);
+}
+
+int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device) {
     int32_t r = t;
-    for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0; steps++) {
+    for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0 && !mp_inplace_cut(g, r, per_device); steps++) {
         if (steps > g->n_tensors) return -1;
         r = g->tensors[g->tensors[r].inplace_base].root;
     }
     return r;
 }
 
-uint32_t mp_pool_of(const mp_graphdef *g, int32_t t) {
-    int32_t r = mp_inplace_root(g, t);
+uint32_t mp_pool_of(const mp_graphdef *g, int32_t t, bool per_device) {
+    int32_t r = mp_inplace_root(g, t, per_device);
     const mp_tensor *x = &g->tensors[r < 0 ? t : r];
     return x->mem_id ? x->mem_id : 1;
 }

@@ -167,6 +167,8 @@ static void graph_facts(bf *c, uint32_t gi) {
             int32_t b = g->tensors[t].inplace_base;
             if (b < 0 || f->root[t] != (int32_t)t) continue;
             int32_t u = f->root[b];
+            /* per-device, a base on another device shares no bytes */
+            if (c->flag[3] && !same_dev(g->tensors[u].device, g->tensors[t].device)) continue;
             int32_t m = f->fam[t] < f->fam[u] ? f->fam[t] : f->fam[u];
             if (f->fam[t] != m || f->fam[u] != m) f->fam[t] = f->fam[u] = m, more = true;
         }

@@ -23,7 +23,9 @@
 /* ------------------------------------------------------------- checks */
 
 /* The reference's in-place rules: the base (through views) is planned in
- * the same partition, the chain is no cycle, the tensor is no larger. */
+ * the same partition, the chain is no cycle, the tensor is no larger.  A
+ * base on another device (--per-device) starts a family of its own
+ * (mp_inplace_cut). */
 static int check_inplace(octx *c, uint32_t gi) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
@@ -31,10 +33,9 @@ static int check_inplace(octx *c, uint32_t gi) {
     for (uint32_t i = 0; i < G->n_specs; i++) {
         int32_t t = G->specs[i];
         const mp_tensor *x = &g->tensors[t];
-        if (x->inplace_base < 0) continue;
+        if (x->inplace_base < 0 || mp_inplace_cut(g, t, c->o->per_device)) continue;
         int32_t b = g->tensors[x->inplace_base].root;
-        bool same = !c->o->per_device || mp_device_eq(g->tensors[b].device, x->device);
-        if (!G->planned[b] || !same)
+        if (!G->planned[b])
             return mp_err_set(c->err, MP_EPLAN,
                               "in-place tensor '%s': its base '%s' is not planned here, or "
                               "the in-place chain is a cycle", x->name,
@@ -46,7 +47,7 @@ static int check_inplace(octx *c, uint32_t gi) {
                               g->tensors[b].name, (unsigned long long)G->asize[b]);
     }
     for (uint32_t i = 0; i < G->n_specs; i++) { /* follow chains to their roots */
-        int32_t t = G->specs[i], r = mp_inplace_root(g, t);
+        int32_t t = G->specs[i], r = mp_inplace_root(g, t, c->o->per_device);
         if (r < 0)
             return mp_err_set(c->err, MP_EPLAN,
                               "in-place tensor '%s': its base '%s' is not planned here, "
@@ -77,8 +78,7 @@ static int prepare(octx *c, uint32_t gi) {
         G->asize[t] = mp_ref_align_exact(g->tensors[t].size, c->o->alignment);
         G->bidx[t] = mp_table_index(&c->table, c->o, &g->tensors[t]);
     }
-    int rc = c->o->per_device ? mp_check_pools_per_device(g, G->specs, G->n_specs, c->err) : MP_OK;
-    if (rc == MP_OK) rc = check_inplace(c, gi);
+    int rc = check_inplace(c, gi); /* pools per device: the table gives each device its own */
     for (uint32_t i = 0; rc == MP_OK && i < G->n_specs; i++) {
         int32_t t = G->specs[i];
         G->bidx[t] = G->bidx[G->family[t]]; /* an in-place tensor lives in its base's pool */

@@ -124,7 +124,7 @@ static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
     bool greedy = !R->naive;
     ref_part p = {g, specs, n, S->life.start, S->life.end, input, n_input,
                   greedy && mp_graph_has_xnnpack(g) ? 64 : 0, R->o->alignment,
-                  R->o->et_exact, S->realigned};
+                  R->o->et_exact, S->realigned, R->o->per_device && !R->o->et_exact};
     int rc = greedy ? mp_ref_greedy(&p, res, R->err) : mp_ref_naive(&p, res, R->err);
     if (rc) return rc;
     for (uint32_t i = 0; i < n; i++) {
@@ -212,7 +212,7 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
             return mp_err_set(R->err, MP_EPLAN, "internal: device of '%s' missing "
                               "from the buffer table", t->name);
         const mp_slot *d = &R->table.slots[k];
-        uint32_t idx = d->base + mp_pool_of(g, specs[i]) - 1;
+        uint32_t idx = d->base + mp_pool_of(g, specs[i], true) - 1;
         if (idx + 1 > len) len = idx + 1;
     }
     for (uint32_t i = 0; i < len; i++) out_append(out, devs, i < merged->n ? merged->v[i] : 0, CPU0);
@@ -261,7 +261,9 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
     int rc = plan_subgraphs(R, gi, depth, &merged);
     /* ExecuTorch plans sub-graphs without per-device partitioning (D7) */
     bool per_dev = R->o->per_device && (depth == 0 || !R->o->et_exact);
-    if (rc == MP_OK && per_dev) rc = mp_check_pools_per_device(g, specs, n, R->err);
+    /* ExecuTorch refuses pools with per-device partitions; the repaired
+     * mode's buffer table gives every device its own pools instead */
+    if (rc == MP_OK && per_dev && R->o->et_exact) rc = mp_check_pools_per_device(g, specs, n, R->err);
     u64vec out = {0};
     mp_device *devs = NULL;
     if (rc == MP_OK) {

@@ -177,7 +177,8 @@ static int place_all(gctx *c) {
     int rc = MP_OK;
     for (uint32_t k = 0; k < c->n && rc == MP_OK; k++) {
         uint32_t i = c->order[k];
-        if (c->p->g->tensors[c->p->specs[i]].inplace_base >= 0)
+        int32_t t = c->p->specs[i];
+        if (c->p->g->tensors[t].inplace_base >= 0 && !(c->p->cut && mp_inplace_cut(c->p->g, t, true)))
             deferred[nd++] = i;
         else
             rc = pick(c, i);
@@ -315,7 +316,8 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
     for (uint32_t i = 0; i < n; i++) pos[p->specs[i]] = (int32_t)i;
     for (uint32_t i = 0; i < n; i++) {
         const mp_tensor *t = &p->g->tensors[p->specs[i]];
-        c->base[i] = t->inplace_base >= 0 ? pos[p->g->tensors[t->inplace_base].root] : -1;
+        bool own = p->cut && mp_inplace_cut(p->g, p->specs[i], true); /* repair: across devices */
+        c->base[i] = t->inplace_base >= 0 && !own ? pos[p->g->tensors[t->inplace_base].root] : -1;
         c->ls[i] = p->life_start[p->specs[i]];
         c->le[i] = p->life_end[p->specs[i]];
         c->obj_of[i] = -1;

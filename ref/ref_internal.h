@@ -22,6 +22,7 @@ typedef struct ref_part {
     uint32_t alignment;
     bool et; /* ExecuTorch's behaviour, defects included */
     uint8_t *realigned; /* per tensor: spec.alignment already set to A */
+    bool cut; /* repaired --per-device: in-place across devices is its own allocation */
 } ref_part;
 
 typedef struct ref_result {

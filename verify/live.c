@@ -20,7 +20,7 @@ static void name_at(vgraph *vg, int32_t root, int32_t node) {
     if (node > vg->last[root]) vg->last[root] = node;
 }
 
-void mp_v_graph_facts(const mp_graphdef *g, vgraph *vg) {
+void mp_v_graph_facts(const mp_graphdef *g, bool per_device, vgraph *vg) {
     uint32_t n = g->n_tensors + 1;
     vg->first = mp_xmalloc(n * sizeof *vg->first);
     vg->last = mp_xmalloc(n * sizeof *vg->last);
@@ -52,8 +52,8 @@ void mp_v_graph_facts(const mp_graphdef *g, vgraph *vg) {
         if (x->flags & MP_T_MUTABLE) vg->last[t] = last_node;
     }
     for (uint32_t t = 0; t < g->n_tensors; t++) {
-        int32_t b = ts[t].inplace_base;
-        if (b < 0 || ts[t].root != (int32_t)t) continue;
+        int32_t b = ts[t].inplace_base; /* across devices: no shared bytes (mp_inplace_cut) */
+        if (b < 0 || ts[t].root != (int32_t)t || mp_inplace_cut(g, (int32_t)t, per_device)) continue;
         int32_t x = find(vg->family, (int32_t)t), y = find(vg->family, ts[b].root);
         if (x != y) vg->family[x] = y;
     }

@@ -114,7 +114,7 @@ static int verify(const mp_program *prog, const mp_plan *plan, mp_verify_report 
     mp_graph_reachable(prog, c.reach);
     for (uint32_t gi = 0; gi < ng; gi++) {
         c.block_of[gi] = -1;
-        if (c.reach[gi]) mp_v_graph_facts(&prog->graphs[gi], &c.vg[gi]);
+        if (c.reach[gi]) mp_v_graph_facts(&prog->graphs[gi], plan->raw_flags[3] != 0, &c.vg[gi]);
     }
     for (uint32_t gi = 0; gi < ng; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];

@@ -17,7 +17,7 @@ typedef struct vgraph {
     bool map_body;          /* body of a map/scan node somewhere */
 } vgraph;
 
-void mp_v_graph_facts(const mp_graphdef *g, vgraph *vg);
+void mp_v_graph_facts(const mp_graphdef *g, bool per_device, vgraph *vg);
 void mp_v_graph_free(vgraph *vg);
 
 /* Live byte intervals of one buffer, with "which intervals overlap

@@ -225,19 +225,42 @@ Test(ref, devices_ignored_without_per_device) {
     mp_xfree(plan);
 }
 
-Test(ref, per_device_with_pools_is_refused) {
+Test(ref, per_device_with_pools_is_refused_only_by_executorch) {
     const char *g = HDR
         "graph main\ntensor x 10 device=cuda\ntensor y 20 mem_id=2\n"
         "node placeholder out=x\nnode call in=x out=y\nnode output in=y\nend\n";
     mp_options o = opts();
     o.per_device = true;
-    expect_refusal(g, &o, "pre-assigned mem_id");
+    /* repaired: each device has its own pools (cpu:0 pools 1, 2; cuda 3) */
+    char *repaired = plan_of(g, &o);
+    ASSERT_CONTAINS(repaired, "buffers 0 0 32 16\ndevices cpu:0 cpu:0 cpu:0 cuda:0\n");
+    ASSERT_CONTAINS(repaired, "alloc x mem_id=3 obj=0 offset=0 size=16");
+    ASSERT_CONTAINS(repaired, "alloc y mem_id=2 obj=0 offset=0 size=32");
+    mp_xfree(repaired);
     o.et_exact = true;
     expect_refusal(g, &o, "pre-assigned mem_id");
     o.per_device = false; /* fine without per-device */
     char *plan = plan_of(g, &o);
     ASSERT_CONTAINS(plan, "alloc y mem_id=2 obj=0 offset=0 size=32");
     mp_xfree(plan);
+}
+
+/* --per-device: an in-place tensor on another device than its base is an
+ * allocation of its own (repaired); ExecuTorch cannot place it. */
+Test(ref, per_device_inplace_across_devices_is_its_own_allocation) {
+    const char *g = HDR
+        "graph main\ntensor x 64\ntensor a 128\ntensor b 128 device=cuda:0 inplace=a\n"
+        "tensor c 128 device=cuda:0 inplace=b\ntensor y 64\nnode placeholder out=x\n"
+        "node call in=x out=a\nnode call in=a out=b\nnode call in=b out=c\nnode call in=c out=y\n"
+        "node output in=y\nend\n";
+    mp_options o = opts();
+    o.per_device = true;
+    char *plan = plan_of(g, &o);
+    ASSERT_CONTAINS(plan, "alloc b mem_id=2 obj=0 offset=0 size=128 life=2,3\n"
+                          "alloc c mem_id=2 obj=0 offset=0 size=128 life=3,4\n");
+    mp_xfree(plan);
+    o.et_exact = true;
+    expect_refusal(g, &o, "its base 'b' is not planned here");
 }
 
 /* An XNNPACK delegate pads each of the graph's buffers by 64 (greedy). */
