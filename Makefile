@@ -53,7 +53,7 @@ TOOLS_OBJ := $(TOOLS_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
 SONAME    := libmemplan.so.$(MAJOR)
 
-.PHONY: all test clean install uninstall bench FORCE
+.PHONY: all test test-python clean install uninstall bench FORCE
 all: $(B)/libmemplan.a $(B)/$(SONAME) $(B)/libmemplan-tools.a $(B)/memplan
 
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -115,6 +115,14 @@ test:
 	  $(T)/unit --jobs 2 --short-filename
 	@set -e; for s in tests/cli/*.sh; do \
 	  echo "== $$s"; MEMPLAN=$(T)/memplan BUILD=$(T) CC="$(CC)" sh $$s; done
+	$(MAKE) --no-print-directory test-python
+
+# The Python package (python/memplan) over the optimised shared library: an
+# ASan library cannot be loaded into an interpreter that is not built with
+# it.  -x: test_abi.py runs first, and a layout mismatch stops everything.
+test-python: $(B)/$(SONAME) $(B)/memplan
+	cd python && MEMPLAN_LIBRARY=$(abspath $(B)/$(SONAME)) CC="$(CC)" \
+	  $(PYTHON) -m pytest -x -q -p no:cacheprovider tests
 
 $(T)/unit: $(TEST_SRC) $(wildcard tests/unit/*.h) $(T)/libmemplan-tools.a $(T)/libmemplan.a
 	$(CC) $(ALL_CFLAGS) $(TEST_INC) -o $@ $(TEST_SRC) $(T)/libmemplan-tools.a $(T)/libmemplan.a \
@@ -130,6 +138,10 @@ bench: $(B)/memplan
 # -------------------------------------------------------------- install
 LIBDIR := $(DESTDIR)$(PREFIX)/lib
 INCDIR := $(DESTDIR)$(PREFIX)/include
+# Debian's python3 reads PREFIX/lib/python3/dist-packages; the package finds
+# the library two levels up (PREFIX/lib).
+PYDIR  := $(DESTDIR)$(PREFIX)/lib/python3/dist-packages
+PYFILES := $(notdir $(wildcard python/memplan/*.py))
 INSTALLED := bin/memplan lib/libmemplan.a lib/libmemplan.so lib/$(SONAME) \
   lib/libmemplan.so.$(VERSION) include/memplan.h lib/pkgconfig/memplan.pc
 
@@ -143,9 +155,13 @@ install: all
 	install -m 644 include/memplan.h $(INCDIR)/memplan.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  memplan.pc.in > $(LIBDIR)/pkgconfig/memplan.pc
+	install -d $(PYDIR)/memplan
+	install -m 644 $(addprefix python/memplan/,$(PYFILES)) $(PYDIR)/memplan/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	rm -f $(addprefix $(PYDIR)/memplan/,$(PYFILES))
+	-rmdir $(PYDIR)/memplan 2>/dev/null
 
 clean:
 	rm -rf build

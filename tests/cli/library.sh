@@ -16,6 +16,12 @@ for f in bin/memplan include/memplan.h lib/libmemplan.a lib/libmemplan.so lib/li
     [ -e "$T/inst/$f" ] && ok || bad "not installed: $f"
 done
 [ -e "$T/inst/include/memplan_tools.h" ] && bad "the tools header is not the library's" || ok
+# the Python package, installed beside the library, finds it there
+PY=${PYTHON:-/usr/bin/python3}
+(cd "$T" && env -u MEMPLAN_LIBRARY PYTHONPATH="$T/inst/lib/python3/dist-packages" "$PY" -c \
+    'import memplan, sys; p = memplan.load(sys.argv[1]); print(memplan.version(), memplan.plan(p).total_bytes)' \
+    "$OLDPWD/corpus/examples/chain.mpg") >"$T/py" 2>&1 && grep -q "^1\.[0-9]*\.[0-9]* [1-9][0-9]*$" "$T/py" &&
+    ok || bad "the installed Python package: $(cat "$T/py")"
 
 cat >"$T/use.c" <<'C'
 #include <memplan.h>

@@ -1,0 +1,131 @@
+"""Graphs: a program read from .mpg text or built in Python (through the
+library's builder, so it is checked by the same rules as a parsed file)."""
+import ctypes
+
+from . import _lib
+from ._lib import lib
+from .errors import MemplanError, check
+
+KINDS = ["placeholder", "call", "delegate", "cond", "while", "map", "scan", "output"]
+CONST, MUTABLE, DYNAMIC = 1, 2, 4
+
+
+def _b(s):
+    return None if s is None else s.encode("utf-8")
+
+
+def parse_device(dev):
+    """'cpu', 'cuda:1' (or a (type, index) pair) as an _lib.Device."""
+    if isinstance(dev, tuple):
+        return _lib.Device(*dev)
+    kind, _, index = (dev or "cpu").partition(":")
+    if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
+        raise MemplanError(_lib.EFORMAT, "bad device %r (want cpu, cpu:N, cuda or cuda:N)" % dev)
+    return _lib.Device(0 if kind == "cpu" else 1, int(index or 0))
+
+
+class Program:
+    """A parsed or built program (owns the library's mp_program)."""
+
+    def __init__(self, handle, filename):
+        self._h = handle
+        self.filename = filename
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib.mp_program_free(self._h)
+            self._h = None
+
+    @property
+    def handle(self):
+        return self._h
+
+    def text(self):
+        """The program as .mpg text."""
+        return _lib.take_buf(lambda b: lib.mp_graph_write(self._h, b))
+
+    def save(self, path):
+        with open(path, "w") as f:
+            f.write(self.text())
+
+
+def parse(text, filename="<string>"):
+    """A program from .mpg text; errors name FILENAME:LINE."""
+    err = _lib.Err()
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    h = lib.mp_graph_parse(data, len(data), _b(filename), ctypes.byref(err))
+    check(err, h)
+    return Program(h, filename)
+
+
+def load(path):
+    """A program from a .mpg file."""
+    with open(path, "rb") as f:
+        return parse(f.read(), path)
+
+
+class GraphBuilder:
+    """One graph of a Builder: tensors and nodes, in order."""
+
+    def __init__(self, name):
+        self.name, self.tensors, self.nodes = name, [], []
+
+    def tensor(self, name, size, device="cpu", const=False, mutable=False, dynamic=False, mem_id=0,
+               inplace=None, view=None):
+        flags = (CONST if const else 0) | (MUTABLE if mutable else 0) | (DYNAMIC if dynamic else 0)
+        self.tensors.append((name, int(size), parse_device(device), flags, int(mem_id), inplace, view))
+        return name
+
+    def node(self, kind, inputs=(), outputs=(), op=None, true=None, false=None, cond=None, body=None,
+             backend=None):
+        if kind not in KINDS:
+            raise MemplanError(_lib.EFORMAT, "unknown node kind %r (one of %s)" % (kind, ", ".join(KINDS)))
+        sub = {"cond": (true, false), "while": (cond, body), "map": (body, None), "scan": (body, None)}
+        self.nodes.append((KINDS.index(kind), list(inputs), list(outputs), sub.get(kind, (None, None)),
+                           backend, op))
+
+
+class Builder:
+    """A program built in Python: graphs (the first is the entry graph),
+    their tensors and nodes; build() checks it as a parsed file is checked
+    and raises MemplanError naming the offending call."""
+
+    def __init__(self):
+        self.graphs = []
+
+    def graph(self, name):
+        g = GraphBuilder(name)
+        self.graphs.append(g)
+        return g
+
+    def build(self, filename="<builder>"):
+        err = _lib.Err()
+        b = lib.mp_builder_new(ctypes.byref(err))
+        check(err, b)
+        try:
+            for g in self.graphs:
+                check(err, lib.mp_builder_graph(b, _b(g.name), ctypes.byref(err)) == _lib.OK)
+                for t in g.tensors:
+                    self._tensor(b, t, err)
+                for n in g.nodes:
+                    self._node(b, n, err)
+            h = lib.mp_builder_finish(b, ctypes.byref(err))
+            check(err, h)
+            return Program(h, filename)
+        finally:
+            lib.mp_builder_free(b)
+
+    @staticmethod
+    def _tensor(b, t, err):
+        name, size, dev, flags, mem_id, inplace, view = t
+        spec = _lib.TensorSpec(_b(name), size, dev, flags, mem_id, _b(inplace), _b(view))
+        check(err, lib.mp_builder_tensor(b, ctypes.byref(spec), ctypes.byref(err)) == _lib.OK)
+
+    @staticmethod
+    def _node(b, n, err):
+        kind, ins, outs, sub, backend, op = n
+        cin = (_lib.c_char_p * max(1, len(ins)))(*[_b(x) for x in ins])
+        cout = (_lib.c_char_p * max(1, len(outs)))(*[_b(x) for x in outs])
+        spec = _lib.NodeSpec(kind, cin, len(ins), cout, len(outs), (_lib.c_char_p * 2)(_b(sub[0]), _b(sub[1])),
+                             _b(backend), _b(op))
+        check(err, lib.mp_builder_node(b, ctypes.byref(spec), ctypes.byref(err)) == _lib.OK)

@@ -1,0 +1,131 @@
+"""The Python package against the command line and the C headers."""
+import ctypes
+import os
+import subprocess
+
+import pytest
+
+import memplan
+from memplan import _lib
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.path.join(ROOT, "build", "memplan")
+CHAIN = os.path.join(ROOT, "corpus", "examples", "chain.mpg")
+MODEL = os.path.join(ROOT, "corpus", "examples", "model.mpg")
+
+
+def cli_plan(path, *args):
+    """The command line's plan, or its exit status and message."""
+    r = subprocess.run([CLI, "plan", *args, path], capture_output=True, text=True)
+    return r.stdout if r.returncode == 0 else (r.returncode, r.stderr)
+
+
+def test_version_is_the_library_one():
+    assert memplan.version() == subprocess.run([CLI, "--version"], capture_output=True, text=True).stdout.split()[-1]
+
+
+@pytest.mark.parametrize("algo", [name for name, _ in memplan.planners()])
+@pytest.mark.parametrize("path", [CHAIN, MODEL])
+def test_every_planner_plans_as_the_command_line_does(algo, path):
+    prog = memplan.load(path)
+    want = cli_plan(path, "--algo", algo, "--alignment", "32")
+    if isinstance(want, tuple):  # refused (naive and in-place tensors): the same code and message
+        with pytest.raises(memplan.MemplanError) as e:
+            memplan.plan(prog, algo=algo, alignment=32)
+        assert (e.value.code, "memplan plan: %s\n" % e.value) == want
+        return
+    plan = memplan.plan(prog, algo=algo, alignment=32)
+    assert plan.text() == want
+    report = memplan.verify(prog, plan)
+    assert report.valid, report.text
+    assert report.total_bytes == plan.total_bytes == sum(plan.buffers)
+
+
+def test_per_tensor_results_are_the_plan_lines():
+    prog = memplan.load(CHAIN)
+    plan = memplan.plan(prog, algo="greedy", et_exact=True)
+    lines = [l.split() for l in plan.text().splitlines() if l.startswith("alloc ")]
+    assert len(lines) == len(plan.tensors)
+    for fields in lines:
+        kv = dict(f.split("=", 1) for f in fields[2:])
+        a = plan.tensors[fields[1]]
+        assert (a.mem_id, a.offset, a.size) == (int(kv["mem_id"]), int(kv["offset"]), int(kv["size"]))
+        assert "%d,%d" % a.life == kv["life"]
+
+
+def test_options_reach_the_planner():
+    prog = memplan.load(CHAIN)
+    assert "x" not in memplan.plan(prog, alloc_inputs=False).tensors
+    assert "y" not in memplan.plan(prog, alloc_outputs=False).tensors
+    assert all(a.offset % 64 == 0 for a in memplan.plan(prog, alignment=64).tensors.values())
+
+
+def test_the_builder_makes_what_the_parser_reads():
+    b = memplan.Builder()
+    g = b.graph("main")
+    g.tensor("x", 100)
+    g.tensor("w", 64, const=True)
+    g.tensor("y", 100, device="cuda:1")
+    g.node("placeholder", outputs=["x"])
+    g.node("placeholder", outputs=["w"])
+    g.node("call", ["x", "w"], ["y"], op="aten.linear.default")
+    g.node("output", ["y"])
+    built = b.build()
+    text = built.text()
+    assert "node call op=aten.linear.default in=x,w out=y\n" in text
+    assert "tensor y 100 device=cuda:1\n" in text
+    assert memplan.parse(text).text() == text
+
+
+def test_control_flow_through_the_builder():
+    b = memplan.Builder()
+    m = b.graph("main")
+    for n in ("p", "x", "y"):
+        m.tensor(n, 16)
+    m.node("placeholder", outputs=["p"])
+    m.node("placeholder", outputs=["x"])
+    m.node("cond", ["p", "x"], ["y"], true="t", false="t")
+    m.node("output", ["y"])
+    t = b.graph("t")
+    t.tensor("i", 16)
+    t.tensor("o", 32)
+    t.node("placeholder", outputs=["i"])
+    t.node("call", ["i"], ["o"])
+    t.node("output", ["o"])
+    plan = memplan.plan(b.build(), algo="greedy")
+    assert [g.name for g in plan.graphs] == ["main", "t"]
+    assert plan.graph("t").allocations["o"].size == 32
+
+
+def test_errors_carry_memplans_message():
+    with pytest.raises(memplan.MemplanError) as e:
+        memplan.parse("memplan-graph 1\ngraph g\ntensor x 4\nnode bogus out=x\nend\n", "bad.mpg")
+    assert e.value.code == 2
+    assert str(e.value) == "bad.mpg:4: unknown node kind 'bogus'"
+    b = memplan.Builder()
+    b.graph("main").node("call", ["nope"], [])
+    with pytest.raises(memplan.MemplanError, match="builder: graph 'main', node 0 \\(call\\)"):
+        b.build()
+    with pytest.raises(memplan.MemplanError, match="unknown planner 'best'"):
+        memplan.plan(memplan.load(CHAIN), algo="best")
+
+
+def test_a_graph_that_cannot_be_planned_is_code_3():
+    cyc = ("memplan-graph 1\ngraph g\ntensor x 16\ntensor a 16 inplace=b\ntensor b 16 inplace=a\n"
+           "node placeholder out=x\nnode call in=x out=a\nnode call in=a out=b\nnode output in=b\nend\n")
+    with pytest.raises(memplan.MemplanError) as e:
+        memplan.plan(memplan.parse(cyc), algo="greedy")
+    assert e.value.code == 3
+
+
+def test_verify_names_the_broken_rules():
+    prog = memplan.load(CHAIN)
+    good = memplan.plan(prog, algo="greedy")
+    text = good.text().replace("alloc a mem_id=1 obj=1 offset=208", "alloc a mem_id=1 obj=1 offset=0")
+    report = memplan.verify(prog, memplan.parse_plan(text, prog))
+    assert not report.valid
+    assert "overlap" in report.per_rule
+    assert any(f.rule == "overlap" and "a" in f.tensors for f in report.violations)
+    with pytest.raises(memplan.MemplanError) as e:
+        memplan.parse_plan("memplan-plan 1\nbogus\n", prog, "p.mpp")
+    assert str(e.value).startswith("p.mpp:2: ")
