@@ -1,0 +1,84 @@
+"""python3 -m memplan export-fx MODEL -o model.mpg [--input-shape 1,3,224,224] [--dtype float32]
+
+MODEL is torchvision:NAME (any torchvision classification model, built
+without downloading weights) or package.module:factory (a callable that
+returns an nn.Module).  The model is traced with torch.fx, run once on a
+random input of that shape, and written as a memplan graph (.mpg)."""
+import argparse
+import importlib
+import os
+import sys
+import tempfile
+
+
+def _model(spec):
+    import torchvision
+
+    kind, _, name = spec.partition(":")
+    if not name:
+        raise SystemExit("memplan export-fx: MODEL is torchvision:NAME or package.module:factory, not %r" % spec)
+    if kind == "torchvision":
+        factory = getattr(torchvision.models, name, None)
+        if factory is None or not callable(factory):
+            raise SystemExit("memplan export-fx: torchvision has no model %r" % name)
+        return factory(weights=None)
+    factory = getattr(importlib.import_module(kind), name, None)
+    if factory is None:
+        raise SystemExit("memplan export-fx: %s has no %r" % (kind, name))
+    return factory()
+
+
+def _write(path, text):
+    """Whole or not at all: a temporary beside the target, then a rename."""
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".memplan-", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def export_fx(argv):
+    ap = argparse.ArgumentParser(prog="python3 -m memplan export-fx", description=__doc__.split("\n\n")[1])
+    ap.add_argument("model", help="torchvision:NAME or package.module:factory")
+    ap.add_argument("-o", "--output", default="-", help="the .mpg file (default stdout)")
+    ap.add_argument("--input-shape", default="1,3,224,224", help="the example input's shape")
+    ap.add_argument("--dtype", default="float32", help="its dtype (a torch dtype name)")
+    args = ap.parse_args(argv)
+    import torch
+
+    from . import fx
+
+    try:
+        shape = [int(x) for x in args.input_shape.split(",")]
+    except ValueError:
+        raise SystemExit("memplan export-fx: bad --input-shape %r (want e.g. 1,3,224,224)" % args.input_shape)
+    dtype = getattr(torch, args.dtype, None)
+    if not isinstance(dtype, torch.dtype):
+        raise SystemExit("memplan export-fx: unknown --dtype %r" % args.dtype)
+    x = torch.randn(shape).to(dtype) if dtype.is_floating_point else torch.zeros(shape, dtype=dtype)
+    prog = fx.from_module(_model(args.model), (x,))
+    head, _, body = prog.text().partition("\n")
+    _write(args.output, "%s\n# %s, input %s %s (python3 -m memplan export-fx)\n%s"
+           % (head, args.model, args.input_shape, args.dtype, body))
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if argv[0] == "export-fx":
+        return export_fx(argv[1:])
+    print("python3 -m memplan: unknown command %r (export-fx)" % argv[0], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

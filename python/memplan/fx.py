@@ -1,0 +1,187 @@
+"""torch.fx graphs as memplan programs.
+
+from_graph_module(gm, example_inputs) runs the graph once on the example
+inputs (an fx Interpreter) and records, for every value a node produces,
+its tensors, their bytes (numel x element size) and which earlier tensor's
+storage each one shares.  That decides the program:
+- user inputs are placeholders; parameters and buffers (of get_attr nodes
+  and of the modules call_module nodes run) are `const` placeholders;
+- a node's tensor results are its out= (a tuple gives several tensors;
+  getitem picks one and adds no node); results that are not tensors (ints,
+  sizes) are not tensors of the program;
+- a result that shares an input's storage is `inplace=` that input when the
+  operation is in-place (relu_, add_, inplace=True modules and functions),
+  else `view=` it (view, reshape when it is a view, flatten, transpose,
+  permute, expand, slicing, ...): whatever the op's name, the storage says;
+- every node names its operator: op= the target's qualified name.
+Needs torch (Debian's python3-torch); memplan itself does not."""
+import re
+
+import torch
+import torch.fx
+
+from .graph import Builder
+
+_OP_CHARS = re.compile(r"[^A-Za-z0-9_.$:/@+()\[\]<>-]")
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.$-]")
+
+
+def _name(s):
+    return _NAME_CHARS.sub("_", s)
+
+
+def op_name(gm, node):
+    """The qualified name of what a node runs."""
+    if node.op == "call_module":
+        m = gm.get_submodule(node.target)
+        q = "%s.%s" % (type(m).__module__, type(m).__qualname__)
+    elif node.op == "call_method":
+        q = "torch.Tensor." + node.target
+    elif node.op == "call_function":
+        q = torch.fx.node._get_qualified_name(node.target)
+    else:
+        q = node.op
+    return _OP_CHARS.sub("_", q)
+
+
+def _is_inplace(gm, node):
+    if node.kwargs.get("inplace") is True:
+        return True
+    if node.op == "call_module":
+        return getattr(gm.get_submodule(node.target), "inplace", False) is True
+    name = node.target if node.op == "call_method" else getattr(node.target, "__name__", "")
+    return isinstance(name, str) and name.endswith("_") and not name.endswith("__")
+
+
+def _storage(t):
+    return t.storage().data_ptr() if t.numel() else None
+
+
+def _tensors(value):
+    """The tensors of a result, flattened (tuples, lists, dicts)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors(v)]
+    return []
+
+
+class _Recorder(torch.fx.Interpreter):
+    """Runs the graph and keeps every node's result."""
+
+    def __init__(self, gm):
+        super().__init__(gm)
+        self.results = {}
+
+    def run_node(self, n):
+        r = super().run_node(n)
+        self.results[n] = r
+        return r
+
+
+class _Export:
+    def __init__(self, gm, results, graph_name):
+        self.gm, self.results = gm, results
+        self.b = Builder()
+        self.g = self.b.graph(graph_name)
+        self.names = {}  # id(tensor) -> its tensor name
+        self.owner = {}  # storage -> the first tensor name that holds it
+        self.used = set()
+
+    def fresh(self, base):
+        name, k = _name(base), 1
+        while name in self.used:
+            name, k = "%s_%d" % (_name(base), k), k + 1
+        self.used.add(name)
+        return name
+
+    def declare(self, t, base, const=False, inplace=None, view=None):
+        name = self.fresh(base)
+        self.g.tensor(name, t.numel() * t.element_size(), const=const, inplace=inplace, view=view)
+        self.names[id(t)] = name
+        s = _storage(t)
+        if s is not None and s not in self.owner:
+            self.owner[s] = name
+        return name
+
+    def placeholders(self):
+        """User inputs, then every parameter and buffer the graph reads."""
+        for n in self.gm.graph.nodes:
+            if n.op == "placeholder":
+                for k, t in enumerate(_tensors(self.results[n])):
+                    self.g.node("placeholder", outputs=[self.declare(t, n.name if not k else "%s_%d" % (n.name, k))])
+        for n in self.gm.graph.nodes:
+            if n.op == "get_attr":
+                for t in _tensors(self.results[n]):
+                    self.const(t, n.target)
+            elif n.op == "call_module":
+                m = self.gm.get_submodule(n.target)
+                for pname, p in list(m.named_parameters(recurse=False)) + list(m.named_buffers(recurse=False)):
+                    if p is not None:
+                        self.const(p, "%s.%s" % (n.target, pname))
+
+    def const(self, t, name):
+        if id(t) not in self.names:
+            self.g.node("placeholder", outputs=[self.declare(t, name, const=True)])
+
+    def inputs_of(self, n):
+        ins = []
+        torch.fx.node.map_arg((n.args, n.kwargs), lambda x: ins.extend(_tensors(self.results.get(x))) or x)
+        if n.op == "call_module":
+            m = self.gm.get_submodule(n.target)
+            ins += [p for p in list(m.parameters(recurse=False)) + list(m.buffers(recurse=False)) if p is not None]
+        return [t for t in ins if id(t) in self.names]
+
+    def compute(self, n):
+        ins = self.inputs_of(n)
+        in_names = list(dict.fromkeys(self.names[id(t)] for t in ins))
+        outs = []
+        inplace = _is_inplace(self.gm, n)
+        for k, t in enumerate(_tensors(self.results[n])):
+            label = n.name if k == 0 else "%s_%d" % (n.name, k)
+            if inplace and ins and (t is ins[0] or _storage(t) == _storage(ins[0])):
+                # relu_(x), ReLU(inplace=True): x's bytes, a new value
+                outs.append(self.declare(t, label, inplace=self.names[id(ins[0])]))
+                continue
+            if id(t) in self.names:  # an input handed back (contiguous(), getitem of a tuple)
+                outs.append(self.names[id(t)])
+                continue
+            # a view of the input whose storage it shares (the latest value
+            # of those bytes), else of the storage's first tensor
+            same = [x for x in ins if _storage(x) is not None and _storage(x) == _storage(t)]
+            base = self.names[id(same[0])] if same else self.owner.get(_storage(t))
+            outs.append(self.declare(t, label) if base is None else self.declare(t, label, view=base))
+        fresh = [o for o in outs if o not in in_names]
+        if n.op == "call_function" and n.target is __import__("operator").getitem:
+            return  # picks a tensor of a tuple that is already there
+        if fresh:
+            self.g.node("call", in_names, fresh, op=op_name(self.gm, n))
+        elif in_names:
+            self.g.node("call", in_names, [], op=op_name(self.gm, n))
+
+    def run(self):
+        self.placeholders()
+        for n in self.gm.graph.nodes:
+            if n.op in ("call_function", "call_method", "call_module"):
+                self.compute(n)
+            elif n.op == "output":
+                outs = [self.names[id(t)] for t in _tensors(self.results[n]) if id(t) in self.names]
+                self.g.node("output", list(dict.fromkeys(outs)))
+        return self.b
+
+
+def from_graph_module(gm, example_inputs, graph_name="main"):
+    """The memplan Program of an fx GraphModule, from one run on
+    example_inputs (a tuple of tensors)."""
+    rec = _Recorder(gm)
+    with torch.no_grad():
+        rec.run(*example_inputs)
+    return _Export(gm, rec.results, graph_name).run().build("<torch.fx>")
+
+
+def from_module(module, example_inputs, graph_name="main"):
+    """Trace an nn.Module with torch.fx.symbolic_trace, then as above."""
+    gm = torch.fx.symbolic_trace(module.eval())
+    return from_graph_module(gm, example_inputs, graph_name)

@@ -1,0 +1,107 @@
+"""torch.fx -> .mpg: real models and a small one with every feature; each
+export parses, plans, verifies, and its lower bound is the largest sum of
+live tensor bytes, computed here from the graph file alone."""
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+import torchvision
+from torch import nn
+
+import memplan
+import memplan.fx
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def live_peak(text):
+    """Max over nodes of the bytes of the planned storages live there: views
+    stand for their base, in-place tensors for the base of their chain,
+    constants are not planned; a storage lives from the first to the last
+    node that names it (placeholders from node 0)."""
+    tensors, nodes = {}, []
+    for line in text.splitlines():
+        f = line.split("#")[0].split()
+        if f[:1] == ["tensor"]:
+            tensors[f[1]] = (int(f[2]), dict(a.split("=", 1) if "=" in a else (a, "") for a in f[3:]))
+        elif f[:1] == ["node"]:
+            kv = dict(a.split("=", 1) for a in f[2:] if "=" in a)
+            nodes.append((f[1], [n for k in ("in", "out") if kv.get(k) for n in kv[k].split(",")]))
+
+    def root(n):
+        while "view" in tensors[n][1] or "inplace" in tensors[n][1]:
+            n = tensors[n][1].get("view") or tensors[n][1]["inplace"]
+        return n
+
+    first, last = {}, {}
+    for i, (kind, names) in enumerate(nodes):
+        for n in names:
+            r = root(n)
+            if "const" in tensors[r][1]:
+                continue
+            first.setdefault(r, 0 if kind == "placeholder" else i)
+            last[r] = i
+    return max(sum(tensors[r][0] for r in first if first[r] <= i <= last[r]) for i in range(len(nodes)))
+
+
+def check(prog):
+    text = prog.text()
+    assert memplan.parse(text).text() == text
+    plan = memplan.plan(prog, algo="opt", alignment=1)
+    report = memplan.verify(prog, plan)
+    assert report.valid, report.text
+    assert report.lower_bound == live_peak(text)
+    assert report.total_bytes == plan.total_bytes
+    return text, report
+
+
+class Small(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 32)
+        self.act = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        h = self.act(self.lin(x))                 # in-place ReLU
+        n = x.size(0)                             # not a tensor
+        v = h.view(n, 8, 4).transpose(1, 2)       # a view chain
+        s = v.sum(dim=2).add_(1.0)                # a new tensor, then in place
+        return s, h.flatten(), x * 2              # a tuple
+
+
+def test_a_small_module_with_inplace_views_and_a_tuple():
+    text, _ = check(memplan.fx.from_module(Small(), (torch.randn(4, 16),)))
+    assert "tensor lin.weight 2048 const\n" in text
+    assert "tensor x 256\n" in text
+    assert "tensor act 512 inplace=lin\n" in text
+    assert "tensor view 512 view=act\n" in text
+    assert "tensor transpose 512 view=view\n" in text
+    assert "tensor add_ 64 inplace=sum_1\n" in text
+    assert "tensor flatten 512 view=act\n" in text
+    assert "node call op=torch.nn.modules.activation.ReLU in=lin out=act\n" in text
+    assert "node output in=add_,flatten,mul\n" in text
+    assert "tensor size" not in text  # x.size(0) is no tensor
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+def test_torchvision_models(name):
+    model = getattr(torchvision.models, name)(weights=None)
+    text, report = check(memplan.fx.from_module(model, (torch.randn(1, 3, 224, 224),)))
+    assert report.lower_bound > 0
+    assert "inplace=" in text and " const\n" in text
+
+
+def test_the_command_line(tmp_path):
+    out = tmp_path / "m.mpg"
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run([sys.executable, "-m", "memplan", "export-fx", "torchvision:resnet18", "-o", str(out),
+                        "--input-shape", "1,3,64,64"], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    prog = memplan.load(str(out))
+    assert memplan.verify(prog, memplan.plan(prog)).valid
+    r = subprocess.run([sys.executable, "-m", "memplan", "export-fx", "torchvision:nope", "-o", str(tmp_path / "x")],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode != 0 and "no model 'nope'" in r.stderr
+    assert not (tmp_path / "x").exists()
