@@ -50,6 +50,7 @@ int mp_cmd_bench(int argc, char **argv);
 /* cmd_viz.c: pictures of a plan */
 int mp_cmd_trace(int argc, char **argv);
 int mp_cmd_svg(int argc, char **argv);
+int mp_cmd_export(int argc, char **argv);
 /* cmd_campaign.c: record a fuzzing campaign in the metrics store */
 int mp_cmd_record_campaign(int argc, char **argv);
 int mp_parse_algos(const char *list, uint32_t *algos, uint32_t *n);

@@ -24,6 +24,7 @@ static const char MAIN_HELP[] =
     "  bench     plan quality, time and memory of every algorithm side by side\n"
     "  trace     a plan as a Chrome trace / Perfetto JSON file\n"
     "  svg       a plan as a standalone SVG picture\n"
+    "  export    a plan for other tools: MiniMalloc CSV, JSON, TFLite Micro\n"
     "  record-campaign  record a fuzzing campaign in the metrics store\n"
     "\n"
     "'memplan COMMAND --help' documents each command.  memplan --version\n"
@@ -82,6 +83,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "bench") == 0) return mp_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "trace") == 0) return mp_cmd_trace(argc - 1, argv + 1);
     if (strcmp(cmd, "svg") == 0) return mp_cmd_svg(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0) return mp_cmd_export(argc - 1, argv + 1);
     if (strcmp(cmd, "record-campaign") == 0) return mp_cmd_record_campaign(argc - 1, argv + 1);
     fprintf(stderr, "memplan: unknown command '%s' (see 'memplan --help')\n", cmd);
     return MP_EFORMAT;

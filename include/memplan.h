@@ -324,6 +324,13 @@ MP_API void mp_plan_write(const mp_plan *plan, mp_buf *out);
 MP_API mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
                               const mp_program *prog, mp_err *err);
 MP_API mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err);
+/* The plan in another tool's format (since 1.2; docs/formats.md): "json";
+ * "minimalloc-csv" (the entry graph's allocations of buffer `buffer`,
+ * id,lower,upper,size,offset); "tflm-offline" (TFLite Micro's offline
+ * planning buffer, binary).  MP_EFORMAT for an unknown format or a plan
+ * the format cannot hold. */
+MP_API int mp_plan_export(const mp_program *prog, const mp_plan *plan, const char *format, uint64_t buffer,
+                          mp_buf *out, mp_err *err);
 /* Total bytes: the entry block's buffers added up (0 when absent). */
 MP_API uint64_t mp_plan_total_bytes(const mp_plan *plan);
 

@@ -146,6 +146,8 @@ _SIGS = {
     "mp_verify_report_free": (None, [ctypes.POINTER(Report)]),
     "mp_verify_write_text": (None, [ctypes.POINTER(Report), ctypes.POINTER(Buf)]),
     "mp_device_str": (c_char_p, [Device, ctypes.c_char_p]),
+    "mp_plan_export": (ctypes.c_int, [c_void_p, ctypes.POINTER(Plan), c_char_p, c_u64, ctypes.POINTER(Buf),
+                                      ctypes.POINTER(Err)]),
 }
 for _name, (_res, _args) in _SIGS.items():
     _fn = getattr(lib, _name)
@@ -153,14 +155,19 @@ for _name, (_res, _args) in _SIGS.items():
     _fn.argtypes = _args
 
 
-def take_buf(fill):
-    """Run fill(buf) on a fresh mp_buf and return its text."""
+def take_bytes(fill):
+    """Run fill(buf) on a fresh mp_buf and return its bytes."""
     b = Buf()
     lib.mp_buf_init(ctypes.byref(b))
     try:
         fill(ctypes.byref(b))
         if b.failed:
             raise MemoryError("memplan: out of memory writing text")
-        return ctypes.string_at(b.data, b.len).decode("utf-8") if b.len else ""
+        return ctypes.string_at(b.data, b.len) if b.len else b""
     finally:
         lib.mp_buf_free(ctypes.byref(b))
+
+
+def take_buf(fill):
+    """Run fill(buf) on a fresh mp_buf and return its text."""
+    return take_bytes(fill).decode("utf-8")

@@ -79,6 +79,16 @@ class Plan:
         with open(path, "w") as f:
             f.write(self.text())
 
+    def export(self, fmt, buffer=1):
+        """The plan in another tool's format (bytes): 'minimalloc-csv',
+        'json' or 'tflm-offline' (docs/formats.md)."""
+        err, rc = _lib.Err(), []
+        data = _lib.take_bytes(lambda b: rc.append(lib.mp_plan_export(self.program.handle, self._h,
+                                                                       fmt.encode("utf-8"), buffer, b,
+                                                                       ctypes.byref(err))))
+        check(err, rc[0] == _lib.OK)
+        return data
+
 
 def planners():
     """The planner table: [(name, summary)]."""

@@ -129,3 +129,15 @@ def test_verify_names_the_broken_rules():
     with pytest.raises(memplan.MemplanError) as e:
         memplan.parse_plan("memplan-plan 1\nbogus\n", prog, "p.mpp")
     assert str(e.value).startswith("p.mpp:2: ")
+
+
+def test_export_as_the_command_line_does(tmp_path):
+    prog = memplan.load(MODEL)
+    plan = memplan.plan(prog, algo="greedy")
+    path = tmp_path / "m.mpp"
+    plan.save(str(path))
+    for fmt in ("minimalloc-csv", "json", "tflm-offline"):
+        want = subprocess.run([CLI, "export", "--format", fmt, MODEL, str(path)], capture_output=True).stdout
+        assert plan.export(fmt) == want, fmt
+    with pytest.raises(memplan.MemplanError, match="unknown export format"):
+        plan.export("xml")
