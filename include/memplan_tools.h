@@ -168,6 +168,7 @@ typedef struct mp_algo_outcome {
     uint64_t total_bytes, lower_bound, violations;
     double ratio, plan_ms;
     char buffers[512]; /* entry buffers, space separated */
+    char name[16];     /* an external planner's name; "" for one of the table */
 } mp_algo_outcome;
 
 typedef struct mp_check_result {
@@ -201,6 +202,24 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
 /* The options as command-line flags ("--alignment 8 --per-device ..."). */
 void mp_options_to_args(const mp_options *o, char *buf, size_t n);
 
+/* A planner outside memplan (docs/external-planners.md): run as
+ * `sh -c 'COMMAND "$@"' sh OPTIONS... GRAPH`, it writes a .mpp on stdout and
+ * exits 0 (planned), 3 (refuses) or anything else (a crash). */
+#define MP_MAX_EXTERNAL 8
+typedef struct mp_external_planner {
+    const char *name, *command;
+} mp_external_planner;
+
+/* Plan `graph_text` (the program `p`) with an external planner under a
+ * time limit, verify its plan, fill `out` (verify: valid, invalid,
+ * refused, crash, timeout) and record a failure in r. */
+void mp_check_external(const mp_program *p, const char *graph_text, size_t len, const mp_options *o,
+                       const mp_external_planner *ext, uint32_t timeout_ms, mp_check_result *r, mp_algo_outcome *out);
+/* Its raw output (the plan text) on a graph, for a reproducer; NULL when it
+ * wrote none.  Caller frees with mp_buf_free. */
+bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, const mp_external_planner *ext,
+                     uint32_t timeout_ms, mp_buf *out, int *status);
+
 typedef struct mp_harness_options {
     uint64_t seed, count;
     uint32_t algos[MP_MAX_PLANNERS], n_algos;
@@ -209,6 +228,8 @@ typedef struct mp_harness_options {
     uint32_t jobs;
     bool progress;            /* a status line on stderr */
     bool shrink;
+    mp_external_planner external[MP_MAX_EXTERNAL]; /* --planner NAME=COMMAND */
+    uint32_t n_external, external_timeout_ms;      /* 0: 10000 ms */
 } mp_harness_options;
 
 typedef struct mp_harness_summary {

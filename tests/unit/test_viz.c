@@ -792,7 +792,7 @@ Test(viz_html, report_of_harness_runs_links_the_worst_graphs) {
     snprintf(failures, sizeof failures, "%s/failures", dir);
     for (uint64_t seed = 1; seed <= 2; seed++) {
         mp_harness_options h = {seed, 6, {MP_ALGO_GREEDY, MP_ALGO_NAIVE, MP_ALGO_OPT}, 3,
-                                db_path, failures, 2, false, false};
+                                db_path, failures, 2, false, false, {{0}}, 0, 0};
         mp_harness_summary sum;
         mp_err err;
         cr_assert_eq(mp_harness_run(&h, &sum, &err), MP_OK, "%s", err.msg);

@@ -63,6 +63,19 @@ static void case_label(uint64_t seed, uint64_t i, const mp_gen_options *g, const
 
 /* ----------------------------------------------------------- one graph */
 
+/* Every check of one graph: the table's planners (mp_check_graph), then
+ * the external ones (their outcomes follow in r->out, algos[] UINT32_MAX). */
+static void check_all(const mp_harness_options *h, const mp_program *p, const char *text, size_t len,
+                      const mp_options *o, mp_check_result *r) {
+    mp_check_graph(p, o, h->algos, h->n_algos, r);
+    uint32_t timeout = h->external_timeout_ms ? h->external_timeout_ms : 10000;
+    for (uint32_t k = 0; k < h->n_external && r->n_algos < MP_MAX_PLANNERS; k++) {
+        r->algos[r->n_algos] = UINT32_MAX;
+        mp_check_external(p, text, len, o, &h->external[k], timeout, r, &r->out[r->n_algos]);
+        r->n_algos++;
+    }
+}
+
 static void run_case(const mp_harness_options *h, uint64_t i, mp_check_result *r) {
     mp_gen_options g;
     mp_options o;
@@ -72,15 +85,15 @@ static void run_case(const mp_harness_options *h, uint64_t i, mp_check_result *r
     mp_gen(&g, &b);
     mp_err err;
     mp_program *p = mp_graph_parse(b.data, b.len, "<gen>", &err);
-    mp_buf_free(&b);
     if (!p) {
         memset(r, 0, sizeof *r);
         r->failed = true;
         snprintf(r->kind, sizeof r->kind, "generator");
         snprintf(r->message, sizeof r->message, "generated graph does not parse: %.900s", err.msg);
-        return;
+    } else {
+        check_all(h, p, b.data, b.len, &o, r);
     }
-    mp_check_graph(p, &o, h->algos, h->n_algos, r);
+    mp_buf_free(&b);
     mp_program_free(p);
 }
 
@@ -175,7 +188,7 @@ static bool still_fails(const char *text, size_t len, void *ctx) {
         mp_program *p = mp_graph_parse(text, len, "<shrink>", &err);
         if (!p) _exit(1);
         mp_check_result r;
-        mp_check_graph(p, &rp->o, rp->h->algos, rp->h->n_algos, &r);
+        check_all(rp->h, p, text, len, &rp->o, &r);
         _exit(r.failed && strcmp(r.kind, rp->kind) == 0 && strcmp(r.algo, rp->algo) == 0 ? 0 : 1);
     }
     int status;
@@ -192,6 +205,44 @@ static void save(const char *dir, const char *name, const char *ext, const char 
         fprintf(stderr, "memplan harness: %s\n", err.msg);
 }
 
+static const mp_external_planner *external_named(const mp_harness_options *h, const char *name) {
+    for (uint32_t k = 0; k < h->n_external; k++)
+        if (strcmp(h->external[k].name, name) == 0) return &h->external[k];
+    return NULL;
+}
+
+/* The failing plan itself, when there is one: the table's planner run
+ * again, or the external command's output on the (shrunk) graph. */
+static void save_plan(const mp_harness_options *h, const mp_options *opts, const char *algo, const char *graph,
+                      const char *name) {
+    const mp_external_planner *ext = external_named(h, algo);
+    mp_buf pb;
+    mp_buf_init(&pb);
+    if (ext) {
+        int st;
+        if (mp_run_external(graph, strlen(graph), opts, ext, h->external_timeout_ms ? h->external_timeout_ms : 10000,
+                            &pb, &st) && pb.len)
+            save(h->failures_dir, name, ".mpp", pb.data);
+        mp_buf_free(&pb);
+        return;
+    }
+    int a = mp_algo_parse(algo);
+    mp_err err;
+    mp_program *p = mp_graph_parse(graph, strlen(graph), name, &err);
+    if (p && a >= 0) {
+        mp_options o = *opts;
+        o.algo = (uint32_t)a;
+        mp_plan *plan = mp_plan_program(p, &o, &err);
+        if (plan) {
+            mp_plan_write(plan, &pb);
+            save(h->failures_dir, name, ".mpp", pb.data);
+            mp_plan_free(plan);
+        }
+    }
+    mp_program_free(p);
+    mp_buf_free(&pb);
+}
+
 static void write_repro(const mp_harness_options *h, uint64_t i, const mp_check_result *r) {
     mp_gen_options g;
     repro rp = {h, {0}, "", ""};
@@ -201,7 +252,10 @@ static void write_repro(const mp_harness_options *h, uint64_t i, const mp_check_
     mp_buf b;
     mp_buf_init(&b);
     mp_gen(&g, &b);
-    char *text = h->shrink ? mp_shrink(b.data, still_fails, &rp, 4000) : NULL;
+    /* an external planner costs a process per try, a hang its whole time
+     * limit: fewer tries for the one, none for the other */
+    bool external = external_named(h, r->algo) != NULL, hang = strcmp(r->kind, "timeout") == 0;
+    char *text = h->shrink && !hang ? mp_shrink(b.data, still_fails, &rp, external ? 300 : 4000) : NULL;
     const char *graph = text ? text : b.data;
     mkdir(h->failures_dir, 0777);
     char name[160], args[256], id[64], opts[400];
@@ -209,33 +263,20 @@ static void write_repro(const mp_harness_options *h, uint64_t i, const mp_check_
     snprintf(name, sizeof name, "%s-%s%s%s", id, r->kind, r->algo[0] ? "-" : "", r->algo);
     mp_options_to_args(&rp.o, args, sizeof args);
     save(h->failures_dir, name, ".mpg", graph);
-    char info[2048];
-    snprintf(info, sizeof info,
-             "failure: %s%s%s\ncase: %s (%s)\nreproduce: memplan plan %s%s%s %s/%s.mpg\n\n%s\n",
-             r->kind, r->algo[0] ? " with " : "", r->algo, id, opts, args,
-             r->algo[0] ? " --algo " : "", r->algo, h->failures_dir, name, r->message);
+    const mp_external_planner *ext = external_named(h, r->algo);
+    char info[4096], how[2048];
+    if (ext) /* the command as the harness ran it */
+        snprintf(how, sizeof how, "sh -c '%s \"$@\"' sh %s %s/%s.mpg", ext->command, args, h->failures_dir, name);
+    else
+        snprintf(how, sizeof how, "memplan plan %s%s%s %s/%s.mpg", args, r->algo[0] ? " --algo " : "", r->algo,
+                 h->failures_dir, name);
+    snprintf(info, sizeof info, "failure: %s%s%s\ncase: %s (%s)\nreproduce: %s\n\n%s\n", r->kind,
+             r->algo[0] ? " with " : "", r->algo, id, opts, how, r->message);
     save(h->failures_dir, name, ".txt", info);
     char argline[300];
-    snprintf(argline, sizeof argline, "%s%s%s\n", args, r->algo[0] ? " --algo " : "", r->algo);
+    snprintf(argline, sizeof argline, "%s%s%s\n", args, r->algo[0] && !ext ? " --algo " : "", ext ? "" : r->algo);
     save(h->failures_dir, name, ".args", argline);
-    /* the failing plan itself, when there is one */
-    int a = mp_algo_parse(r->algo);
-    mp_err err;
-    mp_program *p = mp_graph_parse(graph, strlen(graph), name, &err);
-    if (p && a >= 0) {
-        mp_options o = rp.o;
-        o.algo = (uint32_t)a;
-        mp_plan *plan = mp_plan_program(p, &o, &err);
-        if (plan) {
-            mp_buf pb;
-            mp_buf_init(&pb);
-            mp_plan_write(plan, &pb);
-            save(h->failures_dir, name, ".mpp", pb.data);
-            mp_buf_free(&pb);
-            mp_plan_free(plan);
-        }
-    }
-    mp_program_free(p);
+    save_plan(h, &rp.o, r->algo, graph, name);
     fprintf(stderr, "memplan harness: %s: %s -> %s/%s.mpg\n", id, r->kind, h->failures_dir, name);
     mp_xfree(text);
     mp_buf_free(&b);
@@ -289,7 +330,7 @@ static void add_rows(const mp_harness_options *h, uint64_t i, const mp_check_res
         memset(row, 0, sizeof *row);
         row->graph = sid;
         row->options = sop;
-        row->algo = mp_algo_name(r->algos[k]);
+        row->algo = a->name[0] ? a->name : mp_algo_name(r->algos[k]);
         row->profile = mp_gen_profile_name(g.profile);
         row->tensors = r->tensors;
         row->nodes = r->nodes;
@@ -300,7 +341,7 @@ static void add_rows(const mp_harness_options *h, uint64_t i, const mp_check_res
         row->plan_ms = a->plan_ms;
         row->violations = a->violations;
         bool crashed = r->failed && strcmp(r->kind, "crash") == 0;
-        row->verify = crashed ? "crash" : a->verify[0] ? a->verify : "refused";
+        row->verify = crashed && !a->name[0] ? "crash" : a->verify[0] ? a->verify : "refused";
     }
 }
 
@@ -348,14 +389,18 @@ static void option_line(const mp_harness_options *h, char *buf, size_t n) {
                                 (unsigned long long)h->seed, (unsigned long long)h->count);
     for (uint32_t a = 0; a < h->n_algos && k < n; a++)
         k += (size_t)snprintf(buf + k, n - k, "%s%s", a ? "," : "", mp_algo_name(h->algos[a]));
+    for (uint32_t e = 0; e < h->n_external && k < n; e++) /* the name: the gate compares like with like */
+        k += (size_t)snprintf(buf + k, n - k, " --planner %s", h->external[e].name);
 }
 
 /* Rows for the store, reproducers for the failures, the run recorded. */
 static int record(const mp_harness_options *h, mp_db *db, const mp_check_result *results,
                   const char *started, mp_harness_summary *sum, mp_err *err) {
-    /* per case: its id and options, and a buffer list per algorithm */
-    mp_result_row *rows = mp_xcalloc(h->count * h->n_algos + 1, sizeof *rows);
-    char **strings = mp_xcalloc(h->count * (2 + h->n_algos) + 1, sizeof *strings);
+    /* per case: its id and options, and a buffer list per planner (the
+     * table's and the external ones) */
+    uint64_t per_case = h->n_algos + h->n_external;
+    mp_result_row *rows = mp_xcalloc(h->count * per_case + 1, sizeof *rows);
+    char **strings = mp_xcalloc(h->count * (2 + per_case) + 1, sizeof *strings);
     size_t nr = 0, ns = 0;
     int rc = MP_OK;
     for (uint64_t i = 0; i < h->count; i++) {
