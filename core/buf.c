@@ -84,3 +84,16 @@ void mp_buf_put_printable(mp_buf *b, const char *s) {
         else mp_buf_put(b, s, 1);
     }
 }
+
+/* s as a JSON string: quotes and backslashes escaped, control characters
+ * as \u00XX. */
+void mp_buf_put_json_string(mp_buf *b, const char *s) {
+    mp_buf_put(b, "\"", 1);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') mp_buf_printf(b, "\\%c", ch);
+        else if (ch < 0x20) mp_buf_printf(b, "\\u%04x", ch);
+        else mp_buf_put(b, s, 1);
+    }
+    mp_buf_put(b, "\"", 1);
+}

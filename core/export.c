@@ -62,16 +62,7 @@ static void csv_rows(const mp_graphdef *g, const mp_graph_plan *gp, const int32_
     mp_xfree(fam);
 }
 
-static void json_str(mp_buf *b, const char *s) {
-    mp_buf_put(b, "\"", 1);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') mp_buf_printf(b, "\\%c", c);
-        else if (c < 0x20) mp_buf_printf(b, "\\u%04x", c);
-        else mp_buf_put(b, s, 1);
-    }
-    mp_buf_put(b, "\"", 1);
-}
+static void json_str(mp_buf *b, const char *s) { mp_buf_put_json_string(b, s); }
 
 static void json_block(const mp_program *prog, const mp_graph_plan *gp, mp_buf *out) {
     char dev[24];

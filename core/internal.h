@@ -68,6 +68,8 @@ int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len);
  * .mpg text (the generator, the fuzz decoder) */
 /* s with control characters as \xNN and a backslash doubled (core/buf.c). */
 void mp_buf_put_printable(mp_buf *b, const char *s);
+/* s as a JSON string literal (core/buf.c). */
+void mp_buf_put_json_string(mp_buf *b, const char *s);
 void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
                          uint32_t flags, uint32_t mem_id, const char *inplace, const char *view);
 /* The key of sub-graph s (0, 1) of a node kind ("true", "body", ...), or NULL. */

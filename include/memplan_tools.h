@@ -202,6 +202,14 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
 /* The options as command-line flags ("--alignment 8 --per-device ..."). */
 void mp_options_to_args(const mp_options *o, char *buf, size_t n);
 
+/* The first failure of a case, kept (later ones are dropped). */
+void mp_check_fail(mp_check_result *r, const char *kind, const char *algo, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Verify a plan: the outcome's figures and verdict; an invalid plan fails
+ * the case with the verifier's text. */
+void mp_check_verdict(const mp_program *p, const mp_plan *plan, const char *name, mp_check_result *r,
+                      mp_algo_outcome *out);
+
 /* A planner outside memplan (docs/external-planners.md): run as
  * `sh -c 'COMMAND "$@"' sh OPTIONS... GRAPH`, it writes a .mpp on stdout and
  * exits 0 (planned), 3 (refuses) or anything else (a crash). */

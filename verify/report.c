@@ -47,16 +47,7 @@ void mp_verify_write_text(const mp_verify_report *r, mp_buf *b) {
     mp_buf_puts(b, "\n");
 }
 
-static void json_str(mp_buf *b, const char *s) {
-    mp_buf_put(b, "\"", 1);
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') mp_buf_printf(b, "\\%c", ch);
-        else if (ch < 0x20) mp_buf_printf(b, "\\u%04x", ch);
-        else mp_buf_put(b, (const char *)&ch, 1);
-    }
-    mp_buf_put(b, "\"", 1);
-}
+static void json_str(mp_buf *b, const char *s) { mp_buf_put_json_string(b, s); }
 
 static void json_violation(mp_buf *b, const mp_violation *v) {
     mp_buf_puts(b, "{\"graph\":");

@@ -25,18 +25,24 @@ static void record(vctx *c, mp_violation *v, const char *graph, uint32_t rule, c
     }
 }
 
+/* The message formatted into the next detail slot, when one is left. */
+static void record_fmt(vctx *c, mp_violation *v, const char *graph, uint32_t rule, const char *kind,
+                       const vdetail *d, const char *fmt, va_list ap) {
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    record(c, v, graph, rule, kind, d, msg);
+}
+
 void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
                  const vdetail *d, const char *fmt, ...) {
     mp_verify_report *r = c->r;
     r->n_violations++;
     r->per_rule[rule]++;
     if (r->n_v >= MP_VERIFY_DETAIL) return;
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record_fmt(c, &r->v[r->n_v++], graph, rule, kind, d, fmt, ap);
     va_end(ap);
-    record(c, &r->v[r->n_v++], graph, rule, kind, d, msg);
 }
 
 void mp_v_warning(vctx *c, const char *graph, uint32_t rule, const char *kind, const vdetail *d,
@@ -45,12 +51,10 @@ void mp_v_warning(vctx *c, const char *graph, uint32_t rule, const char *kind, c
     r->n_warnings++;
     r->wasted_bytes = mp_sat_add_u64(r->wasted_bytes, wasted);
     if (r->n_w >= MP_VERIFY_DETAIL) return;
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    record_fmt(c, &r->w[r->n_w++], graph, rule, kind, d, fmt, ap);
     va_end(ap);
-    record(c, &r->w[r->n_w++], graph, rule, kind, d, msg);
 }
 
 static void postorder(const mp_program *prog, const bool *reach, int32_t *order) {

@@ -42,9 +42,7 @@ static char *plan_bytes(const mp_program *p, const mp_options *o, mp_plan **keep
     return b.data;
 }
 
-static void fail(mp_check_result *r, const char *kind, const char *algo, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail(mp_check_result *r, const char *kind, const char *algo, const char *fmt, ...) {
+void mp_check_fail(mp_check_result *r, const char *kind, const char *algo, const char *fmt, ...) {
     if (r->failed) return; /* keep the first */
     r->failed = true;
     snprintf(r->kind, sizeof r->kind, "%s", kind);
@@ -74,16 +72,23 @@ static void check_text(const mp_program *p, const char *text, const char *name, 
     mp_err err;
     mp_plan *back = mp_plan_parse(text, strlen(text), "<plan>", p, &err);
     if (!back) {
-        fail(r, "unreadable-plan", name, "the plan does not parse back: %s", err.msg);
+        mp_check_fail(r, "unreadable-plan", name, "the plan does not parse back: %s", err.msg);
         return;
     }
     mp_buf again;
     mp_buf_init(&again);
     mp_plan_write(back, &again);
-    if (strcmp(again.data, text) != 0) fail(r, "roundtrip", name, "write(parse(plan)) differs from the plan");
+    if (strcmp(again.data, text) != 0) mp_check_fail(r, "roundtrip", name, "write(parse(plan)) differs from the plan");
     mp_buf_free(&again);
+    mp_check_verdict(p, back, name, r, out);
+    mp_plan_free(back);
+}
+
+void mp_check_verdict(const mp_program *p, const mp_plan *plan, const char *name, mp_check_result *r,
+                      mp_algo_outcome *out) {
+    mp_err err;
     mp_verify_report vr;
-    int vrc = mp_verify(p, back, &vr, &err);
+    int vrc = mp_verify(p, plan, &vr, &err);
     out->total_bytes = vr.total_bytes;
     out->lower_bound = vr.lower_bound;
     out->ratio = vr.ratio;
@@ -93,11 +98,10 @@ static void check_text(const mp_program *p, const char *text, const char *name, 
         mp_buf b;
         mp_buf_init(&b);
         mp_verify_write_text(&vr, &b);
-        fail(r, "invalid", name, "%.900s", b.data);
+        mp_check_fail(r, "invalid", name, "%.900s", b.data ? b.data : "");
         mp_buf_free(&b);
     }
     mp_verify_report_free(&vr);
-    mp_plan_free(back);
 }
 
 /* The entry graph's buffer sizes, space separated, into the row. */
@@ -124,7 +128,7 @@ static void check_et(const mp_program *p, mp_options o, const char *text, const 
         mp_plan *ep = mp_plan_parse(et, strlen(et), "<et>", p, &err);
         mp_verify_report vr;
         if (ep && mp_verify(p, ep, &vr, &err) == MP_OK && !vr.n_warnings && strcmp(et, text) != 0)
-            fail(r, "et-divergence", name, "ExecuTorch's plan (--et-exact) is valid but the repaired plan differs");
+            mp_check_fail(r, "et-divergence", name, "ExecuTorch's plan (--et-exact) is valid but the repaired plan differs");
         if (ep) mp_verify_report_free(&vr);
         mp_plan_free(ep);
     }
@@ -148,14 +152,14 @@ static void check_algo(const mp_program *p, const mp_options *base, uint32_t alg
     out->code = code;
     if (!text) {
         snprintf(out->verify, sizeof out->verify, "refused");
-        if (code != MP_EPLAN) fail(r, "error", name, "planning failed with code %d: %s", code, msg);
+        if (code != MP_EPLAN) mp_check_fail(r, "error", name, "planning failed with code %d: %s", code, msg);
         return;
     }
     check_text(p, text, name, r, out);
     entry_buffers(plan, out);
     mp_plan_free(plan);
     char *second = plan_bytes(p, &o, NULL, &code, NULL, msg, sizeof msg);
-    if (!second || strcmp(second, text) != 0) fail(r, "nondeterministic", name, "planning twice gave different plans");
+    if (!second || strcmp(second, text) != 0) mp_check_fail(r, "nondeterministic", name, "planning twice gave different plans");
     mp_xfree(second);
     if ((mp_planner_get(algo)->caps & MP_CAP_ET_EXACT) && compare_et) check_et(p, o, text, name, r);
     mp_xfree(text);
@@ -168,10 +172,10 @@ static void check_no_worse(mp_check_result *r, const mp_algo_outcome *ref, const
                            const char *name) {
     bool beyond = ref->code && ref->limit && !o->code;
     if ((ref->code == 0) != (o->code == 0) && !beyond)
-        fail(r, "refusal-mismatch", name, "greedy %s but %s %s", ref->code ? "refuses" : "plans",
+        mp_check_fail(r, "refusal-mismatch", name, "greedy %s but %s %s", ref->code ? "refuses" : "plans",
              name, o->code ? "refuses" : "plans");
     else if (!ref->code && o->total_bytes > ref->total_bytes)
-        fail(r, "opt-worse", name, "%s needs %llu bytes, greedy %llu", name,
+        mp_check_fail(r, "opt-worse", name, "%s needs %llu bytes, greedy %llu", name,
              (unsigned long long)o->total_bytes, (unsigned long long)ref->total_bytes);
 }
 

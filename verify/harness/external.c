@@ -97,38 +97,16 @@ bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, co
     return pid > 0 && rc == 0;
 }
 
-static void fail_ext(mp_check_result *r, const char *kind, const char *name, const char *msg) {
-    if (r->failed) return;
-    r->failed = true;
-    snprintf(r->kind, sizeof r->kind, "%s", kind);
-    snprintf(r->algo, sizeof r->algo, "%s", name);
-    snprintf(r->message, sizeof r->message, "%s", msg);
-}
-
 /* A plan the command wrote: parsed and verified against the program. */
 static void judge(const mp_program *p, const char *text, const char *name, mp_check_result *r, mp_algo_outcome *out) {
     mp_err err;
     mp_plan *plan = mp_plan_parse(text, strlen(text), name, p, &err);
     if (!plan) {
         snprintf(out->verify, sizeof out->verify, "invalid");
-        fail_ext(r, "invalid", name, err.msg);
+        mp_check_fail(r, "invalid", name, "%s", err.msg);
         return;
     }
-    mp_verify_report vr;
-    int vrc = mp_verify(p, plan, &vr, &err);
-    out->total_bytes = vr.total_bytes;
-    out->lower_bound = vr.lower_bound;
-    out->ratio = vr.ratio;
-    out->violations = vr.n_violations;
-    snprintf(out->verify, sizeof out->verify, "%s", vrc == MP_OK ? "valid" : "invalid");
-    if (vrc != MP_OK) {
-        mp_buf b;
-        mp_buf_init(&b);
-        mp_verify_write_text(&vr, &b);
-        fail_ext(r, "invalid", name, b.data ? b.data : "invalid plan");
-        mp_buf_free(&b);
-    }
-    mp_verify_report_free(&vr);
+    mp_check_verdict(p, plan, name, r, out);
     mp_plan_free(plan);
 }
 
@@ -146,7 +124,7 @@ void mp_check_external(const mp_program *p, const char *graph_text, size_t len, 
     if (!done && st == -2) {
         snprintf(out->verify, sizeof out->verify, "timeout");
         snprintf(msg, sizeof msg, "no plan within %u ms: killed", timeout_ms);
-        fail_ext(r, "timeout", ext->name, msg);
+        mp_check_fail(r, "timeout", ext->name, "%s", msg);
     } else if (done && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         judge(p, b.data ? b.data : "", ext->name, r, out);
     } else if (done && WIFEXITED(st) && WEXITSTATUS(st) == MP_EPLAN) {
@@ -156,7 +134,7 @@ void mp_check_external(const mp_program *p, const char *graph_text, size_t len, 
         snprintf(out->verify, sizeof out->verify, "crash");
         if (done && WIFSIGNALED(st)) snprintf(msg, sizeof msg, "the planner died of signal %d", WTERMSIG(st));
         else snprintf(msg, sizeof msg, "the planner exited with status %d", done && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        fail_ext(r, "crash", ext->name, msg);
+        mp_check_fail(r, "crash", ext->name, "%s", msg);
     }
     mp_buf_free(&b);
 }
