@@ -22,6 +22,10 @@ static const char PLAN_HELP[] =
     "                        (default 10000, counted as work like --budget-ms)\n"
     "  --et-exact            reproduce ExecuTorch bit for bit, its defects\n"
     "                        included (default: repaired, always valid)\n"
+    "  --et-upstream PR      --et-exact with a pending ExecuTorch fix applied:\n"
+    "                        21616 (specs aligned first: D6), 21840 (in-place\n"
+    "                        bases live as long as their dependants: D5);\n"
+    "                        repeatable (docs/deviations.md)\n"
     "  --alignment N         round sizes and offsets to N bytes (default 16)\n"
     "  --no-alloc-inputs     do not plan graph inputs (placeholders)\n"
     "  --no-alloc-outputs    do not plan graph outputs\n"
@@ -56,7 +60,9 @@ static bool planning_option(mp_args *a, const mp_option_flag *f, mp_options *o) 
     } else if (!mp_args_flag_ok(a, f->name)) {
         return false;
     }
-    return mp_option_set(o, f, f->takes_value ? num : NULL, &err) == MP_OK;
+    if (mp_option_set(o, f, f->takes_value ? num : NULL, &err) == MP_OK) return true;
+    mp_usage_error(a->cmd, "%s", err.msg); /* a value in range the option still refuses */
+    return false;
 }
 
 static int parse_plan_args(int argc, char **argv, plan_args *pa) {

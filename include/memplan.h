@@ -267,7 +267,15 @@ typedef struct mp_options {
      * visit beyond 8 per graph element before the graph is refused for a
      * limit; 0 means 10^6 (fuzz targets lower it to stay fast) */
     uint64_t replan_limit;
+    /* with et_exact: ExecuTorch's pending pull requests applied on top of
+     * it, MP_UPSTREAM_* bits (since 1.2; docs/deviations.md) */
+    uint32_t et_upstream;
 } mp_options;
+
+enum mp_upstream {
+    MP_UPSTREAM_21616 = 1u << 0, /* every spec aligned before the algorithm (D6) */
+    MP_UPSTREAM_21840 = 1u << 1  /* an in-place base lives as long as its dependants (D5) */
+};
 
 MP_API void mp_options_default(mp_options *o);
 

@@ -323,6 +323,13 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
         c->obj_of[i] = -1;
     }
     mp_xfree(pos);
+    if (p->upstream & MP_UPSTREAM_21840) /* a base lives as long as every dependant */
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t r = i;
+            for (uint32_t steps = 0; c->base[r] >= 0 && steps <= n; steps++) r = (uint32_t)c->base[r];
+            if (c->ls[i] < c->ls[r]) c->ls[r] = c->ls[i];
+            if (c->le[i] > c->le[r]) c->le[r] = c->le[i];
+        }
 }
 
 static void teardown(gctx *c) {
@@ -348,7 +355,8 @@ int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
     keyed *keys = mp_xmalloc((p->n + 1) * sizeof *keys);
     for (uint32_t i = 0; i < p->n; i++) {
         int32_t t = p->specs[i];
-        uint64_t a = p->realigned[t] ? p->alignment : 16;
+        /* PR #21616 aligns every spec before the algorithm runs */
+        uint64_t a = p->realigned[t] || (p->upstream & MP_UPSTREAM_21616) ? p->alignment : 16;
         keys[i] = (keyed){ref_align(p, p->g->tensors[t].size, a), i};
     }
     qsort(keys, p->n, sizeof *keys, cmp_keyed);

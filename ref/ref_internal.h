@@ -23,6 +23,7 @@ typedef struct ref_part {
     bool et; /* ExecuTorch's behaviour, defects included */
     uint8_t *realigned; /* per tensor: spec.alignment already set to A */
     bool cut; /* repaired --per-device: in-place across devices is its own allocation */
+    uint32_t upstream; /* et: MP_UPSTREAM_* fixes applied */
 } ref_part;
 
 typedef struct ref_result {

@@ -40,7 +40,8 @@ class NodeSpec(ctypes.Structure):
 class Options(ctypes.Structure):
     _fields_ = [("alignment", c_u32), ("alloc_inputs", c_bool), ("alloc_outputs", c_bool),
                 ("alloc_mutable", c_bool), ("per_device", c_bool), ("algo", c_u32), ("et_exact", c_bool),
-                ("exact", c_bool), ("budget_ms", c_u32), ("exact_ms", c_u32), ("replan_limit", c_u64)]
+                ("exact", c_bool), ("budget_ms", c_u32), ("exact_ms", c_u32), ("replan_limit", c_u64),
+                ("et_upstream", c_u32)]
 
 
 class Alloc(ctypes.Structure):

@@ -27,6 +27,14 @@ for g in corpus/defects/*.mpg; do
             done
         fi
     fi
+    # ExecuTorch with a pending upstream fix (--et-upstream PR): the recorded
+    # plan, and valid
+    if [ -e "$b.upstream.args" ]; then
+        # shellcheck disable=SC2046
+        "$M" plan $(cat "$b.upstream.args") "$g" >"$T/up.mpp" 2>"$T/err"; rc=$?
+        [ "$rc" = 0 ] && cmp -s "$T/up.mpp" "$b.upstream.mpp" && ok || bad "$g: --et-upstream plan differs (exit $rc)"
+        "$M" verify "$g" "$T/up.mpp" >"$T/v" 2>&1 && ok || { bad "$g: the upstream fix's plan is invalid"; cat "$T/v"; }
+    fi
     # shellcheck disable=SC2046
     "$M" plan $(cat "$b.fixed.args") "$g" >"$T/fx.mpp" 2>"$T/err"; rc=$?
     if [ -e "$b.fixed.rc" ]; then

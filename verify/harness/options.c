@@ -8,13 +8,15 @@
 
 #include <errno.h>
 
-enum field { F_ALIGNMENT, F_BUDGET, F_EXACT_MS, F_ET, F_EXACT, F_INPUTS, F_OUTPUTS, F_MUTABLE, F_PER_DEVICE };
+enum field { F_ALIGNMENT, F_BUDGET, F_EXACT_MS, F_ET, F_EXACT, F_INPUTS, F_OUTPUTS, F_MUTABLE, F_PER_DEVICE,
+             F_UPSTREAM };
 
 static const mp_option_flag FLAGS[] = {
     {"--alignment", true, 1, MP_MAX_ALIGNMENT, F_ALIGNMENT},
     {"--budget-ms", true, 0, 3600000, F_BUDGET},
     {"--exact-ms", true, 1, 3600000, F_EXACT_MS},
     {"--et-exact", false, 0, 0, F_ET},
+    {"--et-upstream", true, 21616, 21840, F_UPSTREAM},
     {"--exact", false, 0, 0, F_EXACT},
     {"--no-alloc-inputs", false, 0, 0, F_INPUTS},
     {"--no-alloc-outputs", false, 0, 0, F_OUTPUTS},
@@ -49,6 +51,13 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
     case F_BUDGET: o->budget_ms = (uint32_t)v; break;
     case F_EXACT_MS: o->exact_ms = (uint32_t)v; break;
     case F_ET: o->et_exact = true; break;
+    case F_UPSTREAM: /* implies --et-exact */
+        if (v != 21616 && v != 21840)
+            return mp_err_set(err, MP_EFORMAT, "--et-upstream: no fix of ExecuTorch PR #%llu (21616, 21840)",
+                              (unsigned long long)v);
+        o->et_exact = true;
+        o->et_upstream |= v == 21616 ? MP_UPSTREAM_21616 : MP_UPSTREAM_21840;
+        break;
     case F_EXACT: o->exact = true; break;
     case F_INPUTS: o->alloc_inputs = false; break;
     case F_OUTPUTS: o->alloc_outputs = false; break;
@@ -59,8 +68,9 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
 }
 
 void mp_options_to_args(const mp_options *o, char *buf, size_t n) {
-    snprintf(buf, n, "--alignment %u%s%s%s%s%s", o->alignment,
+    snprintf(buf, n, "--alignment %u%s%s%s%s%s%s%s", o->alignment,
              o->alloc_inputs ? "" : " --no-alloc-inputs", o->alloc_outputs ? "" : " --no-alloc-outputs",
              o->alloc_mutable ? "" : " --no-alloc-mutable", o->per_device ? " --per-device" : "",
-             o->et_exact ? " --et-exact" : "");
+             o->et_exact ? " --et-exact" : "", o->et_upstream & MP_UPSTREAM_21616 ? " --et-upstream 21616" : "",
+             o->et_upstream & MP_UPSTREAM_21840 ? " --et-upstream 21840" : "");
 }
