@@ -99,8 +99,11 @@ def planners():
     return out
 
 
+UPSTREAM = {21616: 1, 21840: 2}  # ExecuTorch PRs --et-upstream applies (MP_UPSTREAM_*)
+
+
 def options(algo="opt", alignment=16, alloc_inputs=True, alloc_outputs=True, alloc_mutable=True,
-            per_device=False, et_exact=False, exact=False, budget_ms=None, exact_ms=None):
+            per_device=False, et_exact=False, exact=False, budget_ms=None, exact_ms=None, et_upstream=()):
     o = _lib.Options()
     lib.mp_options_default(ctypes.byref(o))
     index = lib.mp_algo_parse(algo.encode("utf-8"))
@@ -113,6 +116,10 @@ def options(algo="opt", alignment=16, alloc_inputs=True, alloc_outputs=True, all
         o.budget_ms = budget_ms
     if exact_ms is not None:
         o.exact_ms = exact_ms
+    for pr in et_upstream:
+        if pr not in UPSTREAM:
+            raise MemplanError(_lib.EFORMAT, "no fix of ExecuTorch PR #%s (%s)" % (pr, ", ".join(map(str, UPSTREAM))))
+        o.et_exact, o.et_upstream = True, o.et_upstream | UPSTREAM[pr]
     return o
 
 
@@ -120,7 +127,8 @@ def plan(program, algo="opt", **opts):
     """Plan `program` (a Program) with the planner `algo` ('opt', 'greedy',
     'naive', ...); keyword options as memplan plan's flags: alignment,
     alloc_inputs, alloc_outputs, alloc_mutable, per_device, et_exact,
-    exact, budget_ms, exact_ms.  Raises MemplanError (code 3: the graph
+    et_upstream (a list of ExecuTorch PR numbers), exact, budget_ms,
+    exact_ms.  Raises MemplanError (code 3: the graph
     cannot be planned)."""
     o = options(algo, **opts)
     err = _lib.Err()

@@ -141,3 +141,16 @@ def test_export_as_the_command_line_does(tmp_path):
         assert plan.export(fmt) == want, fmt
     with pytest.raises(memplan.MemplanError, match="unknown export format"):
         plan.export("xml")
+
+
+def test_upstream_fixes_as_the_command_line_applies_them():
+    d6 = os.path.join(ROOT, "corpus", "defects", "d6_small_alignment.mpg")
+    prog = memplan.load(d6)
+    with pytest.raises(memplan.MemplanError) as e:
+        memplan.plan(prog, algo="greedy", alignment=8, et_exact=True)
+    assert e.value.code == 3
+    fixed = memplan.plan(prog, algo="greedy", alignment=8, et_upstream=[21616])
+    assert fixed.text() == cli_plan(d6, "--algo", "greedy", "--alignment", "8", "--et-upstream", "21616")
+    assert memplan.verify(prog, fixed).valid
+    with pytest.raises(memplan.MemplanError, match="no fix of ExecuTorch PR #1"):
+        memplan.plan(prog, et_upstream=[1])
