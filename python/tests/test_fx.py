@@ -93,6 +93,22 @@ def test_torchvision_models(name):
     assert "inplace=" in text and " const\n" in text
 
 
+def make_small():
+    """A factory for `export-fx tests.test_fx:make_small`-style use."""
+    return Small()
+
+
+def test_the_command_line_with_a_users_factory(tmp_path):
+    out = tmp_path / "s.mpg"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), os.path.dirname(__file__)]))
+    r = subprocess.run([sys.executable, "-m", "memplan", "export-fx", "test_fx:make_small", "-o", str(out),
+                        "--input-shape", "4,16"], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert text.startswith("memplan-graph 1\n# test_fx:make_small, input 4,16 float32")
+    assert "tensor act 512 inplace=lin\n" in text
+
+
 def test_the_command_line(tmp_path):
     out = tmp_path / "m.mpg"
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
