@@ -255,6 +255,7 @@ int mp_viz_svg(const mp_program *prog, const mp_plan *plan, const mp_viz_svg_opt
     s.left = 84;
     s.W = o->width;
     s.H = o->panel_height;
+    mp_viz_svg_placeholders(&s);
     const viz_item **sorted = mp_xmalloc((s.L.n + 1) * sizeof *sorted);
     for (size_t i = 0; i < s.L.n; i++) sorted[i] = &s.L.items[i];
     qsort(sorted, s.L.n, sizeof *sorted, cmp_item_buffer);

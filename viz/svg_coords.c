@@ -3,7 +3,31 @@
  * x, bytes to y, an item's colour class. */
 #include "viz.h"
 
-double mp_viz_svg_x(const viz_svg *s, double node) { return s->left + node / s->L.width * s->W; }
+#include <math.h>
+
+double mp_viz_svg_x(const viz_svg *s, double node) {
+    if (!s->ph) return s->left + node / s->L.width * s->W;
+    if (node <= s->ph) return s->left + node / s->ph * s->ph_px;
+    return s->left + s->ph_px + (node - s->ph) / (s->L.width - s->ph) * (s->W - s->ph_px);
+}
+
+double mp_viz_svg_node(const viz_svg *s, double px) {
+    if (!s->ph) return px / s->W * s->L.width;
+    if (px <= s->ph_px) return px / s->ph_px * s->ph;
+    return s->ph + (px - s->ph_px) / (s->W - s->ph_px) * (s->L.width - s->ph);
+}
+
+/* At least 8 leading placeholders, over a fifth of the nodes, with other
+ * nodes after them: they get a tenth of the width (or their share). */
+void mp_viz_svg_placeholders(viz_svg *s) {
+    if (!s->prog->n_graphs) return;
+    const mp_graphdef *g = &s->prog->graphs[0];
+    uint32_t k = 0;
+    while (k < g->n_nodes && g->nodes[k].kind == MP_NODE_PLACEHOLDER) k++;
+    if (k < 8 || k <= 0.2 * s->L.width || k >= g->n_nodes) return;
+    s->ph = k;
+    s->ph_px = fmin(0.1 * s->W, k / s->L.width * s->W);
+}
 
 /* (svg_band.c) Pixels from the panel's bottom to `bytes`. */
 double mp_viz_band_px(const viz_svg *s, const viz_panel *p, uint64_t bytes) {

@@ -120,7 +120,7 @@ static void live_curve(viz_svg *s, const viz_panel *p) {
     size_t cols = (size_t)ceil(s->W), k = 0;
     double *hi = mp_xmalloc(cols * sizeof *hi), *lo = mp_xmalloc(cols * sizeof *lo);
     for (size_t c = 0; c < cols; c++) {
-        double a = (double)c / s->W * s->L.width, e = (double)(c + 1) / s->W * s->L.width;
+        double a = mp_viz_svg_node(s, (double)c), e = mp_viz_svg_node(s, (double)(c + 1));
         /* invariant: steps [0, k) start at or before a */
         while (k < st.n && st.x[k] <= a) k++;
         uint64_t most = k ? st.v[k - 1] : 0, least = most;
@@ -181,6 +181,8 @@ static void hline(viz_svg *s, double y, const char *cls, const char *label) {
     mp_buf_puts(b, "</text>\n");
 }
 
+static void node_ticks(viz_svg *s, const viz_panel *p);
+
 static void axes(viz_svg *s, const viz_panel *p) {
     mp_buf *b = s->b;
     char t[32];
@@ -194,13 +196,31 @@ static void axes(viz_svg *s, const viz_panel *p) {
         mp_viz_num(b, y + 3);
         mp_buf_printf(b, "\">%s</text>\n", mp_viz_bytes(v, t));
     }
-    double raw = s->L.width / 10.0, step = 1;
+    node_ticks(s, p);
+    mp_buf_puts(b, "<text class=\"tk\" text-anchor=\"end\" x=\"");
+    mp_viz_num(b, s->left + s->W);
+    mp_buf_puts(b, "\" y=\"");
+    mp_viz_num(b, p->top + s->H + 28);
+    mp_buf_puts(b, "\">node</text>\n");
+}
+
+/* Node ticks at 1, 2, 5, 10 ... apart; in a compressed run of
+ * placeholders only its two ends, and a shaded band that says what it is. */
+static void node_ticks(viz_svg *s, const viz_panel *p) {
+    mp_buf *b = s->b;
+    double raw = (s->L.width - s->ph) / 10.0, step = 1;
     while (step < raw) { /* 1, 2, 5, 10, 20, 50 ... nodes */
         if (step * 2 >= raw) step *= 2;
         else if (step * 5 >= raw) step *= 5;
         else step *= 10;
     }
-    for (double n = 0; n <= s->L.width + 1e-9; n += step) {
+    if (s->ph) {
+        rect_attrs(b, s->left, p->top, s->ph_px, s->H);
+        mp_buf_printf(b, " class=\"sg\"><title>nodes 0..%.0f: %.0f placeholders (inputs, weights), drawn "
+                      "compressed</title></rect>\n", s->ph - 1, s->ph);
+    }
+    for (double n = 0; n <= s->L.width + 1e-9; n = n < s->ph && n + step > s->ph ? s->ph : n + step) {
+        if (n > 0 && n < s->ph) continue;
         double x = mp_viz_svg_x(s, n);
         mp_buf_puts(b, "<line class=\"ax\" x1=\"");
         mp_viz_num(b, x);
@@ -216,11 +236,6 @@ static void axes(viz_svg *s, const viz_panel *p) {
         mp_viz_num(b, p->top + s->H + 15);
         mp_buf_printf(b, "\">%.0f</text>\n", n);
     }
-    mp_buf_puts(b, "<text class=\"tk\" text-anchor=\"end\" x=\"");
-    mp_viz_num(b, s->left + s->W);
-    mp_buf_puts(b, "\" y=\"");
-    mp_viz_num(b, p->top + s->H + 28);
-    mp_buf_puts(b, "\">node</text>\n");
 }
 
 /* Columns of sub-graphs run by the entry graph's control-flow nodes. */

@@ -169,9 +169,17 @@ typedef struct viz_svg {
     size_t n_marks, cap_marks;
     mp_buf *b;
     double left, W, H; /* the plot area's left edge and width; panel height */
+    /* a long run of placeholders at the start of the entry graph (an fx
+     * export's weights) is drawn compressed: nodes [0, ph) take ph_px
+     * pixels, the rest the remaining width; ph 0 when not */
+    double ph, ph_px;
 } viz_svg;
 
 double mp_viz_svg_x(const viz_svg *s, double node);
+/* The node position at `px` pixels right of the plot's left edge. */
+double mp_viz_svg_node(const viz_svg *s, double px);
+/* Compress the entry graph's leading placeholders when they are many. */
+void mp_viz_svg_placeholders(viz_svg *s);
 double mp_viz_svg_y(const viz_svg *s, const viz_panel *p, uint64_t bytes);
 uint32_t mp_viz_svg_class(const viz_svg *s, const viz_item *it);
 #define VIZ_BAND_SHARE 0.2 /* of a panel's height, for the whole-life bytes */

@@ -98,6 +98,20 @@ h=$(sed -n 's/.*height="\([0-9.]*\)" class="c[0-9]*"><title>a (main).*/\1/p' "$T
 [ "${h%.*}" -ge 100 ] 2>/dev/null && ok || bad "the 2 KB tensor is ${h:-?} px tall beside a whole-life band"
 grep -q 'class="wl"' "$T/g.svg" && bad "a band where no tensor lives the whole program" || ok
 
+# a long run of placeholders (an fx export's weights) is drawn compressed:
+# the first real node sits within the first tenth of the width, not at 80%
+{ echo "memplan-graph 1"; echo "graph main"; echo "tensor x 64"
+  for i in $(seq 1 40); do echo "tensor w$i 64 const"; done
+  echo "tensor a 64"; echo "tensor b 64"
+  echo "node placeholder out=x"; for i in $(seq 1 40); do echo "node placeholder out=w$i"; done
+  echo "node call in=x,w1 out=a"; echo "node call in=a,w2 out=b"; echo "node output in=b"; echo "end"; } >"$T/ph.mpg"
+"$M" plan -o "$T/ph.mpp" "$T/ph.mpg"
+expect_rc 0 "$M" svg -o "$T/ph.svg" "$T/ph.mpg" "$T/ph.mpp"
+has "$T/ph.svg" "nodes 0..40: 41 placeholders (inputs, weights), drawn compressed</title>"
+xa=$(sed -n 's/.*<rect x="\([0-9.]*\)"[^>]*><title>a (main).*/\1/p' "$T/ph.svg")
+[ "${xa%.*}" -le $((84 + 120)) ] 2>/dev/null && ok || bad "the first computed tensor starts at x=$xa"
+grep -q "drawn compressed</title>" "$T/g.svg" && bad "placeholders compressed where there are few" || ok
+
 # 10^4 tensors stay small
 "$M" gen --seed 1 --tensors 10000 -o "$T/big.mpg"
 "$M" plan "$T/big.mpg" -o "$T/big.mpp"
