@@ -1,5 +1,13 @@
 /* plan.c - mp_plan_program: checks the options against the planner's
- * abilities (planner table) and runs it under the allocation guard. */
+ * abilities (planner table) and runs it under the allocation guard.
+ *
+ * The repaired mode of a planner that reproduces ExecuTorch is, by its
+ * contract, ExecuTorch's own plan wherever that plan is valid (and wastes
+ * nothing): the repairs change only what would be wrong.  Each repair is
+ * written to leave valid plans alone, but one that reaches further than
+ * the defect (D3's kept reservations, corpus/regressions/) would break the
+ * contract, so here it is kept by construction: ExecuTorch's plan is made
+ * and verified first, and the repair runs only when that plan fails. */
 #include "internal.h"
 
 typedef struct plan_call {
@@ -10,8 +18,27 @@ typedef struct plan_call {
     mp_plan *plan;
 } plan_call;
 
+/* ExecuTorch's plan when it is valid and not wasteful, else NULL. */
+static mp_plan *valid_et_plan(const plan_call *c) {
+    mp_options et = *c->opts;
+    et.et_exact = true;
+    mp_err err;
+    mp_plan *plan = c->pl->plan(c->prog, &et, &err);
+    if (!plan) return NULL;
+    mp_verify_report r;
+    bool keep = mp_verify(c->prog, plan, &r, &err) == MP_OK && r.n_warnings == 0;
+    mp_verify_report_free(&r);
+    if (!keep) {
+        mp_plan_free(plan);
+        return NULL;
+    }
+    plan->opts.et_exact = false;
+    return plan;
+}
+
 static int plan_work(void *ctx) {
     plan_call *c = ctx;
+    if ((c->pl->caps & MP_CAP_ET_EXACT) && !c->opts->et_exact && (c->plan = valid_et_plan(c))) return MP_OK;
     c->plan = c->pl->plan(c->prog, c->opts, c->err);
     return c->plan ? MP_OK : c->err->code;
 }
