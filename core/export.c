@@ -62,19 +62,18 @@ static void csv_rows(const mp_graphdef *g, const mp_graph_plan *gp, const int32_
     mp_xfree(fam);
 }
 
-static void json_str(mp_buf *b, const char *s) { mp_buf_put_json_string(b, s); }
 
 static void json_block(const mp_program *prog, const mp_graph_plan *gp, mp_buf *out) {
     char dev[24];
     const mp_graphdef *g = gp->graph >= 0 ? &prog->graphs[gp->graph] : NULL;
     mp_buf_puts(out, "{\"graph\":");
-    json_str(out, gp->name);
+    mp_buf_put_json_string(out, gp->name);
     mp_buf_puts(out, ",\"buffers\":[");
     for (uint32_t i = 0; i < gp->n_buffers; i++) mp_buf_printf(out, "%s%llu", i ? "," : "", (unsigned long long)gp->buffers[i]);
     mp_buf_puts(out, "],\"devices\":[");
     for (uint32_t i = 0; i < gp->n_devices; i++) {
         if (i) mp_buf_put(out, ",", 1);
-        json_str(out, mp_device_str(gp->devices[i], dev));
+        mp_buf_put_json_string(out, mp_device_str(gp->devices[i], dev));
     }
     mp_buf_puts(out, "],\"tensors\":[");
     for (uint32_t a = 0; a < gp->n_allocs; a++) {
@@ -82,11 +81,11 @@ static void json_block(const mp_program *prog, const mp_graph_plan *gp, mp_buf *
         const mp_tensor *t = g && x->tensor >= 0 ? &g->tensors[x->tensor] : NULL;
         const char *op = t && t->def_node >= 0 ? g->nodes[t->def_node].op : NULL;
         mp_buf_puts(out, a ? ",{\"name\":" : "{\"name\":");
-        json_str(out, x->name);
+        mp_buf_put_json_string(out, x->name);
         mp_buf_puts(out, ",\"graph\":");
-        json_str(out, gp->name);
+        mp_buf_put_json_string(out, gp->name);
         mp_buf_puts(out, ",\"op\":");
-        if (op) json_str(out, op);
+        if (op) mp_buf_put_json_string(out, op);
         else mp_buf_puts(out, "null");
         mp_buf_printf(out, ",\"lifetime\":[%lld,%lld],\"mem_id\":%llu,\"offset\":%llu,\"size\":%llu}",
                       (long long)x->life_start, (long long)x->life_end, (unsigned long long)x->mem_id,
@@ -126,7 +125,7 @@ static int export_plan(const mp_program *prog, const mp_plan *plan, const char *
     if (!gp) return mp_err_set(err, MP_EFORMAT, "the plan has no block for the entry graph '%s'", prog->graphs[0].name);
     if (strcmp(format, "json") == 0) {
         mp_buf_puts(out, "{\"algo\":");
-        json_str(out, plan->algo_name ? plan->algo_name : mp_algo_name(plan->opts.algo));
+        mp_buf_put_json_string(out, plan->algo_name ? plan->algo_name : mp_algo_name(plan->opts.algo));
         mp_buf_printf(out, ",\"alignment\":%u,\"blocks\":[", plan->opts.alignment);
         for (uint32_t b = 0; b < plan->n_graphs; b++) {
             if (b) mp_buf_put(out, ",", 1);

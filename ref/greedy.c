@@ -325,8 +325,7 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
     mp_xfree(pos);
     if (p->upstream & MP_UPSTREAM_21840) /* a base lives as long as every dependant */
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t r = i;
-            for (uint32_t steps = 0; c->base[r] >= 0 && steps <= n; steps++) r = (uint32_t)c->base[r];
+            uint32_t r = family(c, i);
             if (c->ls[i] < c->ls[r]) c->ls[r] = c->ls[i];
             if (c->le[i] > c->le[r]) c->le[r] = c->le[i];
         }

@@ -47,21 +47,20 @@ void mp_verify_write_text(const mp_verify_report *r, mp_buf *b) {
     mp_buf_puts(b, "\n");
 }
 
-static void json_str(mp_buf *b, const char *s) { mp_buf_put_json_string(b, s); }
 
 static void json_violation(mp_buf *b, const mp_violation *v) {
     mp_buf_puts(b, "{\"graph\":");
-    json_str(b, v->graph);
+    mp_buf_put_json_string(b, v->graph);
     mp_buf_printf(b, ",\"rule\":%u,\"rule_name\":", v->rule);
-    json_str(b, mp_rule_name(v->rule));
+    mp_buf_put_json_string(b, mp_rule_name(v->rule));
     mp_buf_puts(b, ",\"kind\":");
-    json_str(b, v->kind);
+    mp_buf_put_json_string(b, v->kind);
     mp_buf_puts(b, ",\"message\":");
-    json_str(b, v->msg);
+    mp_buf_put_json_string(b, v->msg);
     mp_buf_puts(b, ",\"tensors\":[");
     for (int k = 0; k < 2 && v->tensors[k]; k++) {
         if (k) mp_buf_put(b, ",", 1);
-        json_str(b, v->tensors[k]);
+        mp_buf_put_json_string(b, v->tensors[k]);
     }
     mp_buf_puts(b, "],\"buffer\":");
     if (v->buffer >= 0) mp_buf_printf(b, "%lld", (long long)v->buffer);

@@ -219,8 +219,7 @@ static void node_ticks(viz_svg *s, const viz_panel *p) {
         mp_buf_printf(b, " class=\"sg\"><title>nodes 0..%.0f: %.0f placeholders (inputs, weights), drawn "
                       "compressed</title></rect>\n", s->ph - 1, s->ph);
     }
-    for (double n = 0; n <= s->L.width + 1e-9; n = n < s->ph && n + step > s->ph ? s->ph : n + step) {
-        if (n > 0 && n < s->ph) continue;
+    for (double n = 0; n <= s->L.width + 1e-9; n = n < s->ph ? s->ph : n + step) {
         double x = mp_viz_svg_x(s, n);
         mp_buf_puts(b, "<line class=\"ax\" x1=\"");
         mp_viz_num(b, x);

@@ -15,6 +15,7 @@ storage each one shares.  That decides the program:
   permute, expand, slicing, ...): whatever the op's name, the storage says;
 - every node names its operator: op= the target's qualified name.
 Needs torch (Debian's python3-torch); memplan itself does not."""
+import operator
 import re
 
 import torch
@@ -154,8 +155,8 @@ class _Export:
             base = self.names[id(same[0])] if same else self.owner.get(_storage(t))
             outs.append(self.declare(t, label) if base is None else self.declare(t, label, view=base))
         fresh = [o for o in outs if o not in in_names]
-        if n.op == "call_function" and n.target is __import__("operator").getitem:
-            return  # picks a tensor of a tuple that is already there
+        if n.op == "call_function" and n.target is operator.getitem:
+            return  # picks a tensor of a tuple that is already there (or a view of one)
         if fresh:
             self.g.node("call", in_names, fresh, op=op_name(self.gm, n))
         elif in_names:

@@ -63,12 +63,17 @@ static void case_label(uint64_t seed, uint64_t i, const mp_gen_options *g, const
 
 /* ----------------------------------------------------------- one graph */
 
+/* The external planners' time limit (0 in the options: 10 s). */
+static uint32_t external_timeout(const mp_harness_options *h) {
+    return h->external_timeout_ms ? h->external_timeout_ms : 10000;
+}
+
 /* Every check of one graph: the table's planners (mp_check_graph), then
  * the external ones (their outcomes follow in r->out, algos[] UINT32_MAX). */
 static void check_all(const mp_harness_options *h, const mp_program *p, const char *text, size_t len,
                       const mp_options *o, mp_check_result *r) {
     mp_check_graph(p, o, h->algos, h->n_algos, r);
-    uint32_t timeout = h->external_timeout_ms ? h->external_timeout_ms : 10000;
+    uint32_t timeout = external_timeout(h);
     for (uint32_t k = 0; k < h->n_external && r->n_algos < MP_MAX_PLANNERS; k++) {
         r->algos[r->n_algos] = UINT32_MAX;
         mp_check_external(p, text, len, o, &h->external[k], timeout, r, &r->out[r->n_algos]);
@@ -220,8 +225,7 @@ static void save_plan(const mp_harness_options *h, const mp_options *opts, const
     mp_buf_init(&pb);
     if (ext) {
         int st;
-        if (mp_run_external(graph, strlen(graph), opts, ext, h->external_timeout_ms ? h->external_timeout_ms : 10000,
-                            &pb, &st) && pb.len)
+        if (mp_run_external(graph, strlen(graph), opts, ext, external_timeout(h), &pb, &st) && pb.len)
             save(h->failures_dir, name, ".mpp", pb.data);
         mp_buf_free(&pb);
         return;

@@ -161,17 +161,6 @@ static void put_csv(const table *t, mp_buf *b) {
     }
 }
 
-static void json_text(mp_buf *b, const char *s) {
-    mp_buf_put(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') mp_buf_printf(b, "\\%c", ch);
-        else if (ch < 0x20) mp_buf_printf(b, "\\u%04x", ch);
-        else mp_buf_put(b, s, 1);
-    }
-    mp_buf_put(b, "\"", 1);
-}
-
 /* Numbers stay numbers in JSON; SQLite gives them back as text. */
 static bool numeric(const char *s) {
     if (!*s) return false;
@@ -194,7 +183,7 @@ static void put_json(const table *t, mp_buf *b, bool last) {
             const char *v = t->rows[r][c];
             if (!*v) mp_buf_puts(b, "null");
             else if (numeric(v)) mp_buf_puts(b, v);
-            else json_text(b, v);
+            else mp_buf_put_json_string(b, v);
         }
         mp_buf_puts(b, "}");
     }
