@@ -7,7 +7,10 @@
  * written to leave valid plans alone, but one that reaches further than
  * the defect (D3's kept reservations, corpus/regressions/) would break the
  * contract, so here it is kept by construction: ExecuTorch's plan is made
- * and verified first, and the repair runs only when that plan fails. */
+ * and verified too, and wins wherever it is valid and wastes nothing.  The
+ * repaired planner still decides whether a graph can be planned at all: a
+ * graph that breaks a rule of the format (an in-place tensor larger than
+ * its base) is refused even where ExecuTorch's plan happens to be valid. */
 #include "internal.h"
 
 typedef struct plan_call {
@@ -38,9 +41,14 @@ static mp_plan *valid_et_plan(const plan_call *c) {
 
 static int plan_work(void *ctx) {
     plan_call *c = ctx;
-    if ((c->pl->caps & MP_CAP_ET_EXACT) && !c->opts->et_exact && (c->plan = valid_et_plan(c))) return MP_OK;
     c->plan = c->pl->plan(c->prog, c->opts, c->err);
-    return c->plan ? MP_OK : c->err->code;
+    if (!c->plan) return c->err->code;
+    mp_plan *et = (c->pl->caps & MP_CAP_ET_EXACT) && !c->opts->et_exact ? valid_et_plan(c) : NULL;
+    if (et) {
+        mp_plan_free(c->plan);
+        c->plan = et;
+    }
+    return MP_OK;
 }
 
 mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err *err) {
