@@ -53,7 +53,7 @@ TOOLS_OBJ := $(TOOLS_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
 SONAME    := libmemplan.so.$(MAJOR)
 
-.PHONY: all test test-python clean install uninstall bench FORCE
+.PHONY: all test test-python clean install uninstall bench et-record-check FORCE
 all: $(B)/libmemplan.a $(B)/$(SONAME) $(B)/libmemplan-tools.a $(B)/memplan
 
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -134,6 +134,13 @@ $(T)/unit: $(TEST_SRC) $(wildcard tests/unit/*.h) $(T)/libmemplan-tools.a $(T)/l
 bench: $(B)/memplan
 	@mkdir -p results
 	$(B)/memplan bench --db results/metrics.db --data bench/data $(BENCH_ARGS)
+
+# ------------------------------------------------- ExecuTorch's planner
+# Re-record the corpus's ExecuTorch plans with ExecuTorch's own planner from
+# a source checkout and compare them byte for byte (tools/et_record.py).
+et-record-check: $(B)/libmemplan.so.1
+	@test -n "$(EXECUTORCH)" || { echo "usage: make et-record-check EXECUTORCH=/path/to/executorch" >&2; exit 2; }
+	tools/et_record_check.sh "$(EXECUTORCH)"
 
 # -------------------------------------------------------------- install
 LIBDIR := $(DESTDIR)$(PREFIX)/lib
