@@ -7,7 +7,8 @@
  *   - every non-view tensor is in the out= of exactly one node;
  *   - placeholders come first and have exactly one out=; one output, last;
  *   - views resolve to a non-view root (no view cycles);
- *   - control-flow nodes name existing graphs and no graph reaches itself.
+ *   - control-flow nodes name existing graphs and no graph reaches itself;
+ *   - their operand counts match their sub-graphs (graph_binding.c).
  * Cost is linear in the file size (hash maps for names). */
 #include "internal.h"
 
@@ -586,6 +587,14 @@ static int check_recursion(parser *p) {
     return rc;
 }
 
+static int check_binding(parser *p) {
+    mp_graphdef *gs = mp_xmalloc((p->n_graphs ? p->n_graphs : 1) * sizeof *gs);
+    for (size_t i = 0; i < p->n_graphs; i++) gs[i] = p->graphs[i].g;
+    int rc = mp_check_binding(gs, p->n_graphs, p->file, p->err);
+    mp_xfree(gs);
+    return rc;
+}
+
 static void parser_free(parser *p) {
     for (size_t i = 0; i < p->n_graphs; i++) {
         mp_xfree(p->graphs[i].g.tensors);
@@ -649,6 +658,7 @@ static mp_program *graph_parse(const char *data, size_t len, const char *filenam
     if (rc == MP_OK && p.n_graphs == 0) rc = fail(&p, "no graph in the file");
     if (rc == MP_OK) rc = resolve_subgraphs(&p);
     if (rc == MP_OK) rc = check_recursion(&p);
+    if (rc == MP_OK) rc = check_binding(&p);
     mp_program *prog = rc == MP_OK ? finish(&p) : NULL;
     parser_free(&p);
     if (!prog) mp_arena_free(p.arena);

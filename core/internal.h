@@ -109,6 +109,11 @@ static inline bool mp_tok_is(mp_tok t, const char *s) {
 /* MP_EFORMAT with "FILE:LINE: message". */
 int mp_err_at(mp_err *err, const char *file, int line, const char *fmt, va_list ap);
 
+/* Control-flow operand counts against their sub-graphs (graph_binding.c);
+ * every sub-graph index resolved, every graph ending in its output node. */
+int mp_check_binding(const mp_graphdef *graphs, size_t n_graphs, const char *file,
+                     mp_err *err);
+
 /* --- errors */
 int mp_err_set(mp_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -73,7 +73,7 @@ static inline const mp_program *fuzz_fixed_program(void) {
         "tensor v 40 view=a\ntensor c 40 inplace=a\ntensor y 16 device=cuda:0\n"
         "node placeholder out=x\nnode placeholder out=w\nnode placeholder out=kv\n"
         "node call in=x,w out=a\nnode call in=a,kv out=b\nnode call in=v,b out=c\n"
-        "node cond in=c out=y true=T false=F\nnode output in=y\n"
+        "node cond in=c,c out=y true=T false=F\nnode output in=y\n"
         "end\n"
         "graph T\ntensor p 40\ntensor q 16\nnode placeholder out=p\nnode call in=p out=q\n"
         "node output in=q\nend\n"

@@ -68,7 +68,7 @@ typedef struct fgraph {
     uint32_t nph, nb;
     int32_t vals[MAX_T]; /* operands offered to later nodes */
     uint32_t nv;
-    bool done;
+    bool done, sub; /* sub: a sub-graph, whose placeholders are its operands */
 } fgraph;
 
 typedef struct dec {
@@ -253,6 +253,23 @@ static void op_placeholder(dec *d, fgraph *g) {
 static uint32_t build_graph(dec *d, uint32_t depth, const ftensor *ins, uint32_t n_ins,
                             uint32_t n_outs);
 
+/* A finished sub-graph with n_in placeholders and n_out results (the
+ * binding of docs/formats.md), chosen by `pick` among those; -1 if none. */
+static int32_t fitting_graph(const dec *d, unsigned pick, uint32_t n_in, uint32_t n_out) {
+    uint32_t n = 0, j;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t want = pass && n ? pick % n : 0;
+        for (j = 1; j < d->ng; j++) {
+            const fgraph *g = &d->g[j];
+            if (!g->done || g->nph != n_in || g->body[g->nb - 1].n_in != n_out) continue;
+            if (!pass) n++;
+            else if (want-- == 0) return (int32_t)j;
+        }
+        if (!n) return -1;
+    }
+    return -1;
+}
+
 static void op_control(dec *d, uint32_t gi, uint32_t depth) {
     static const uint32_t kinds[4] = {MP_NODE_COND, MP_NODE_WHILE, MP_NODE_MAP, MP_NODE_SCAN};
     fgraph *g = &d->g[gi];
@@ -268,26 +285,20 @@ static void op_control(dec *d, uint32_t gi, uint32_t depth) {
     if (!k) return;
     uint32_t n_res = kind == MP_NODE_WHILE ? k : 1 + u8(&d->r) % 2;
     uint32_t n_sub = kind == MP_NODE_COND || kind == MP_NODE_WHILE ? 2 : 1;
+    uint32_t skip = kind == MP_NODE_COND; /* the predicate stays outside */
     int32_t subs[2] = {-1, -1};
     for (uint32_t s = 0; s < n_sub; s++) {
         unsigned reuse = u8(&d->r);
-        uint32_t n_done = 0;
-        for (uint32_t j = 1; j < d->ng; j++) n_done += d->g[j].done;
-        if ((reuse & 0xc0) == 0xc0 && n_done) { /* a shared sub-graph */
-            uint32_t want = reuse % n_done, j = 1;
-            for (;; j++)
-                if (d->g[j].done && want-- == 0) break;
-            subs[s] = (int32_t)j;
-        } else if (d->ng < MAX_GRAPHS) {
-            uint32_t outs = kind == MP_NODE_WHILE && s == 0 ? 1 : n_res;
-            subs[s] = (int32_t)build_graph(d, depth + 1, ops, k, outs);
-        } else if (n_done) {
-            uint32_t j = 1;
-            while (!d->g[j].done) j++;
-            subs[s] = (int32_t)j;
-        } else {
+        uint32_t outs = kind == MP_NODE_WHILE && s == 0 ? 1 : n_res;
+        int32_t shared = fitting_graph(d, reuse, k - skip, outs);
+        if ((reuse & 0xc0) == 0xc0 && shared >= 0) /* a shared sub-graph */
+            subs[s] = shared;
+        else if (d->ng < MAX_GRAPHS)
+            subs[s] = (int32_t)build_graph(d, depth + 1, ops + skip, k - skip, outs);
+        else if (shared >= 0)
+            subs[s] = shared;
+        else
             return;
-        }
     }
     fnode *nd = add_node(g, kind);
     memcpy(nd->in, in, k * sizeof *in);
@@ -304,11 +315,31 @@ static void op_control(dec *d, uint32_t gi, uint32_t depth) {
     for (uint32_t i = 0; i < nd->n_out; i++) offer(g, nd->out[i]);
 }
 
+/* A sub-graph with nothing to return returns a new tensor, defined by a
+ * call put before the output node *out (which moves and stays last): its
+ * count of results is its node's. */
+static int32_t fresh_result(dec *d, fgraph *g, fnode **out) {
+    int32_t t = g->nb < MAX_NODES ? new_tensor(d, g, size_of(d)) : -1;
+    if (t < 0) return -1;
+    fnode saved = **out;
+    fnode *def = *out;
+    memset(def, 0, sizeof *def);
+    def->kind = MP_NODE_CALL;
+    def->sub[0] = def->sub[1] = -1;
+    def->out[0] = t;
+    def->n_out = 1;
+    g->body[g->nb] = saved;
+    *out = &g->body[g->nb++];
+    offer(g, t);
+    return t;
+}
+
 static uint32_t build_graph(dec *d, uint32_t depth, const ftensor *ins, uint32_t n_ins,
                             uint32_t n_outs) {
     uint32_t gi = d->ng++;
     fgraph *g = &d->g[gi];
     memset(g, 0, sizeof *g);
+    g->sub = ins != NULL;
     if (ins) { /* operands cross into a sub-graph as its placeholders */
         for (uint32_t i = 0; i < n_ins; i++) {
             int32_t t = placeholder(d, g, ins[i].size, ins[i].flags & MP_T_DYNAMIC);
@@ -330,7 +361,7 @@ static uint32_t build_graph(dec *d, uint32_t depth, const ftensor *ins, uint32_t
         case 5: op_inplace(d, g); break;
         case 6: op_view(d, g); break;
         case 7: op_control(d, gi, depth); break;
-        case 8: op_placeholder(d, g); break;
+        case 8: g->sub ? op_call(d, g, false) : op_placeholder(d, g); break;
         case 9: op_link(d, g); break;
         case 10: op_view_out(d, g); break;
         default: op_call(d, g, false); break;
@@ -342,6 +373,7 @@ static uint32_t build_graph(dec *d, uint32_t depth, const ftensor *ins, uint32_t
     if (!ins && n == 0 && !at_end(&d->r)) n = 1;
     for (uint32_t i = 0; i < n && out->n_in < MAX_LIST; i++) {
         int32_t v = pick(d, g);
+        if (v < 0 && ins) v = fresh_result(d, g, &out);
         if (v >= 0) out->in[out->n_in++] = v;
     }
     g->done = true;

@@ -50,9 +50,9 @@ extern "C" {
 /* --------------------------------------------------------------- version */
 
 #define MP_VERSION_MAJOR 1
-#define MP_VERSION_MINOR 2
+#define MP_VERSION_MINOR 3
 #define MP_VERSION_PATCH 0
-#define MEMPLAN_VERSION "1.2.0"
+#define MEMPLAN_VERSION "1.3.0"
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 MP_API const char *mp_version(void);

@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 /* Graphs several test files share: a chain with a weight, and a cond whose
- * branches need different memory. */
+ * branches need different memory; a is the cond's predicate and its
+ * branches' operand. */
 #define FIXTURE_CHAIN                                                                 \
     "memplan-graph 1\n"                                                              \
     "graph main\n"                                                                   \
@@ -24,7 +25,7 @@
 #define FIXTURE_COND                                                                  \
     "memplan-graph 1\n"                                                              \
     "graph main\ntensor p 32\ntensor a 64\ntensor r 16\n"                            \
-    "node placeholder out=p\nnode call in=p out=a\nnode cond in=a true=t false=f out=r\n" \
+    "node placeholder out=p\nnode call in=p out=a\nnode cond in=a,a true=t false=f out=r\n" \
     "node output in=r\nend\n"                                                        \
     "graph t\ntensor i 48\ntensor o 16\n"                                            \
     "node placeholder out=i\nnode call in=i out=o\nnode output in=o\nend\n"          \

@@ -24,6 +24,14 @@ static void expect_bad(const bad_case *c) {
 }
 
 #define G1(body) HDR "graph g\n" body "end\n"
+/* Graph g (x, y, then the lines under test, which define y) with the
+ * sub-graphs s (one operand, one result) and two (two and two). */
+#define BIND(lines)                                                                    \
+    HDR "graph g\ntensor x 4\ntensor y 4\nnode placeholder out=x\n" lines      \
+        "node output in=x\nend\n"                                                       \
+        "graph s\ntensor a 4\nnode placeholder out=a\nnode output in=a\nend\n"              \
+        "graph two\ntensor a 4\ntensor b 4\nnode placeholder out=a\nnode placeholder out=b\n" \
+        "node output in=a,b\nend\n"
 #define SIMPLE "tensor x 4\nnode placeholder out=x\nnode output in=x\n"
 
 static const bad_case bad_cases[] = {
@@ -109,6 +117,27 @@ static const bad_case bad_cases[] = {
      11, "reaches itself"},
     {G1("tensor x 4\nnode placeholder out=x\nnode map in=x body=g\nnode output in=x\n"), 5,
      "graph 'g' reaches itself"},
+    /* operands bind to sub-graphs positionally (docs/formats.md) */
+    {BIND("node cond out=y true=s false=s\n"), 6, "cond needs its predicate as its first input"},
+    {BIND("node cond in=x out=y true=s false=s\n"), 6,
+     "cond passes 0 operands after its predicate to its true graph 's', which has 1 placeholder"},
+    {BIND("node cond in=x,x,x out=y true=s false=s\n"), 6,
+     "cond passes 2 operands after its predicate to its true graph 's', which has 1 placeholder"},
+    {BIND("node cond in=x,x out=y true=s false=two\n"), 6,
+     "cond passes 1 operand after its predicate to its false graph 'two', which has 2 placeholders"},
+    {BIND("node cond in=x,x true=s false=s\nnode call out=y\n"), 6,
+     "cond's true graph 's' returns 1 value where 0 are expected"},
+    {BIND("tensor z 4\nnode while in=x out=y,z cond=s body=s\n"), 7,
+     "while has 2 outputs but 1 inputs: its outputs are the final values of its first inputs"},
+    {BIND("node while in=x,x out=y cond=two body=two\n"), 6,
+     "while's cond graph 'two' returns 2 values where 1 is expected"},
+    {BIND("node while in=x out=y cond=s body=two\n"), 6,
+     "while passes 1 operand to its body graph 'two', which has 2 placeholders"},
+    {BIND("node map out=y body=s\n"), 6, "map needs at least one input to map over"},
+    {BIND("node map in=x,x out=y body=s\n"), 6,
+     "map passes 2 operands to its body graph 's', which has 1 placeholder"},
+    {BIND("node scan in=x,x out=y body=two\n"), 6,
+     "scan's body graph 'two' returns 2 values where 1 is expected"},
     {G1("tensor x 4\0\n"), 3, "NUL byte"},
     {G1("tensor x 4\nnode placeholder out=x op=\n"), 4, "empty operator name"},
     {G1("tensor x 4\nnode placeholder out=x op=a\"b\n"), 4, "invalid character in operator name"},
@@ -170,15 +199,16 @@ static const char EVERY_FEATURE[] =
         "node placeholder out=buf\n"
         "node call in=x,w out=a,d\n"
         "node delegate in=v2 out=later backend=XnnpackBackend\n"
-        "node cond in=later true=t false=f out=b\n"
+        "node cond in=later,later true=t false=f out=b\n"
         "node while in=b cond=t body=f out=c.$-_9\n"
-        "node map in=c.$-_9 body=t\n"
-        "node scan in=c.$-_9 body=f\n"
+        "node map in=c.$-_9 body=e\n"
+        "node scan in=c.$-_9 body=e\n"
         "node call in=v1\n"
         "node output in=v2,b,buf\n"
         "end\n"
         "graph t\ntensor p 4\nnode placeholder out=p\nnode output in=p\nend\n"
-        "graph f\r\ntensor p 4\r\nnode placeholder out=p\r\nnode output in=p\r\nend\r\n";
+        "graph f\r\ntensor p 4\r\nnode placeholder out=p\r\nnode output in=p\r\nend\r\n"
+        "graph e\ntensor p 4\nnode placeholder out=p\nnode output\nend\n";
 
 /* What the file's tensors must read as. */
 static void check_feature_tensors(const mp_graphdef *g) {
@@ -205,14 +235,14 @@ static void check_feature_nodes(const mp_graphdef *g) {
     cr_assert_eq(g->nodes[5].sub[1], 2);
     cr_assert_eq(g->nodes[6].sub[0], 1, "while cond=");
     cr_assert_eq(g->nodes[6].sub[1], 2, "while body=");
-    cr_assert_eq(g->nodes[7].sub[0], 1);
+    cr_assert_eq(g->nodes[7].sub[0], 3, "map body=");
     cr_assert_eq(g->nodes[7].sub[1], -1);
     cr_assert_eq(g->tensors[8].def_node, 4);
 }
 
 Test(format, accepts_every_feature) {
     mp_program *p = must_parse(EVERY_FEATURE);
-    cr_assert_eq(p->n_graphs, 3);
+    cr_assert_eq(p->n_graphs, 4);
     const mp_graphdef *g = &p->graphs[0];
     cr_assert_str_eq(g->name, "main");
     cr_assert_eq(g->n_tensors, 10);

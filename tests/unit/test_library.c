@@ -18,8 +18,10 @@ static void add_tensor(mp_builder *b, const char *name, uint64_t size, uint32_t 
 static void add_node(mp_builder *b, uint32_t kind, const char *in, const char *out,
                      const char *t, const char *f) {
     mp_err err;
-    const char *ins[1] = {in}, *outs[1] = {out};
-    mp_node_spec n = {kind, ins, in != NULL, outs, out != NULL, {t, f}, NULL, NULL};
+    /* a cond's one input is its predicate and its branches' operand */
+    const char *ins[2] = {in, in}, *outs[1] = {out};
+    uint32_t n_in = in == NULL ? 0 : kind == MP_NODE_COND ? 2 : 1;
+    mp_node_spec n = {kind, ins, n_in, outs, out != NULL, {t, f}, NULL, NULL};
     cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
 }
 

@@ -102,7 +102,7 @@ Test(opt, subgraph_memory_is_reused_where_the_parent_is_dead) {
     const char *g = HDR
         "graph main\ntensor x 16\ntensor a 4096\ntensor s 16\ntensor r 16\ntensor b 4096\ntensor y 16\n"
         "node placeholder out=x\nnode call in=x out=a\nnode call in=a out=s\n"
-        "node cond in=s true=T false=T out=r\nnode call in=r out=b\nnode call in=b out=y\n"
+        "node cond in=s,s true=T false=T out=r\nnode call in=r out=b\nnode call in=b out=y\n"
         "node output in=y\nend\n"
         "graph T\ntensor i 16\ntensor big 4096\ntensor o 16\nnode placeholder out=i\n"
         "node call in=i out=big\nnode call in=big out=o\nnode output in=o\nend\n";

@@ -145,7 +145,7 @@ Test(ref, filters_select_the_planned_tensors) {
 
 static const char COND[] = HDR
     "graph main\ntensor p 32\ntensor a 64\ntensor r 16\n"
-    "node placeholder out=p\nnode call in=p out=a\nnode cond in=a true=t false=f out=r\n"
+    "node placeholder out=p\nnode call in=p out=a\nnode cond in=a,a true=t false=f out=r\n"
     "node output in=r\nend\n"
     "graph t\ntensor i 48\ntensor o 16\n"
     "node placeholder out=i\nnode call in=i out=o\nnode output in=o\nend\n"

@@ -231,7 +231,9 @@ static void mixed_view(gen *G, size_t gi) {
 }
 
 /* A control-flow node: operands cross into the sub-graphs as their
- * placeholders, results cross back as the node's out=. */
+ * placeholders, results cross back as the node's out=, bound as
+ * docs/formats.md says (a cond's predicate stays outside its branches; a
+ * while's cond graph returns one value; the parser checks the counts). */
 static void mixed_control(gen *G, size_t gi, uint32_t depth, uint64_t sub_budget) {
     static const uint32_t kinds[] = {MP_NODE_COND, MP_NODE_WHILE, MP_NODE_MAP, MP_NODE_SCAN};
     uint32_t kind = kinds[below(&G->r, 4)];
@@ -245,12 +247,12 @@ static void mixed_control(gen *G, size_t gi, uint32_t depth, uint64_t sub_budget
     btensor ops[4];
     for (uint32_t i = 0; i < k; i++) ops[i] = GR(gi)->t[in[i]];
     uint32_t n_res = kind == MP_NODE_WHILE ? k : 1 + (uint32_t)below(&G->r, 2);
+    uint32_t skip = kind == MP_NODE_COND; /* the predicate */
     size_t subs[2];
     uint32_t n_sub = kind == MP_NODE_COND || kind == MP_NODE_WHILE ? 2 : 1;
     for (uint32_t s = 0; s < n_sub; s++) {
-        /* a while cond graph returns one predicate */
         uint32_t outs = kind == MP_NODE_WHILE && s == 0 ? 1 : n_res;
-        subs[s] = gen_mixed(G, G->ng, sub_budget, depth + 1, ops, k, outs);
+        subs[s] = gen_mixed(G, G->ng, sub_budget, depth + 1, ops + skip, k - skip, outs);
     }
     bgraph *g = GR(gi);
     int32_t out[4];
@@ -266,7 +268,10 @@ static void mixed_control(gen *G, size_t gi, uint32_t depth, uint64_t sub_budget
     nd->sub[1] = n_sub == 2 ? (int32_t)subs[1] : -1;
 }
 
-static void finish_outputs(gen *G, size_t gi, uint32_t n_outputs, bool allow_input) {
+/* The output node: up to n_outputs recent values (in-place bases stay
+ * intermediates), sometimes an input too; a sub-graph (exact) returns
+ * exactly n_outputs values, fresh tensors making up the count. */
+static void finish_outputs(gen *G, size_t gi, uint32_t n_outputs, bool allow_input, bool exact) {
     bgraph *g = GR(gi);
     int32_t *out = mp_xmalloc((n_outputs + 2) * sizeof *out);
     uint32_t k = 0;
@@ -281,9 +286,9 @@ static void finish_outputs(gen *G, size_t gi, uint32_t n_outputs, bool allow_inp
     }
     if (allow_input && g->nph && chance(&G->r, 30)) { /* an input that is also an output */
         int32_t ph = g->ph[below(&G->r, g->nph)].out[0];
-        if (!(g->t[ph].flags & MP_T_CONST)) out[k++] = ph;
+        if (!(g->t[ph].flags & MP_T_CONST) && (!exact || k < n_outputs)) out[k++] = ph;
     }
-    if (!k) { /* nothing left to return: return a fresh tensor */
+    while (!k || (exact && k < n_outputs)) { /* make up the count with fresh tensors */
         int32_t t = add_tensor(g, "t", real_size(&G->r), G->devs[0]);
         add_node(g, MP_NODE_CALL, NULL, 0, &t, 1);
         out[k++] = t;
@@ -306,10 +311,12 @@ static size_t gen_mixed(gen *G, size_t gi, uint64_t budget, uint32_t depth,
         int32_t t = placeholder(G, GR(gi), "in", size, dev, fl);
         offer(GR(gi), t);
     }
-    uint32_t n_w = (uint32_t)below(&G->r, 3);
+    /* weights and buffers are the entry graph's: a sub-graph's placeholders
+     * are its operands */
+    uint32_t n_w = inputs ? 0 : (uint32_t)below(&G->r, 3);
     for (uint32_t i = 0; i < n_w; i++)
         offer(GR(gi), placeholder(G, GR(gi), "w", real_size(&G->r), G->devs[0], MP_T_CONST));
-    if (chance(&G->r, 30)) {
+    if (!inputs && chance(&G->r, 30)) {
         mp_device dev = pick_device(G);
         uint64_t size = real_size(&G->r);
         offer(GR(gi), placeholder(G, GR(gi), "buf", size, dev, MP_T_MUTABLE));
@@ -322,7 +329,7 @@ static size_t gen_mixed(gen *G, size_t gi, uint64_t budget, uint32_t depth,
         else if (k < 28) mixed_view(G, gi);
         else mixed_call(G, gi);
     }
-    finish_outputs(G, gi, n_outputs, true);
+    finish_outputs(G, gi, n_outputs, true, inputs != NULL);
     return gi;
 }
 
@@ -458,7 +465,7 @@ static void gen_profile(gen *G) {
     case MP_PROFILE_ENCDEC: body_encdec(G, 0, x, budget); break;
     default: body_transformer(G, 0, x, budget); break;
     }
-    finish_outputs(G, 0, 1, false);
+    finish_outputs(G, 0, 1, false, false);
 }
 
 /* ------------------------------------------------------------ writing */
