@@ -1,7 +1,8 @@
 #!/bin/sh
 # What memplan says: plan --exact always ends with a status line (proved
 # optimal, or the best, the bound, the gap and why it stopped); offsets
-# that run past 2^64 are shown as the file has them, never clamped.
+# that run past 2^64 are shown as the file has them, never clamped; a
+# control-flow node whose operands do not bind is FILE:LINE and exit 2.
 set -u
 . tests/cli/common.inc
 
@@ -57,6 +58,31 @@ grep -q "<title>a (main) output of node 1, aten.relu.default," "$T/op.svg" && ok
 "$M" trace -o "$T/op.json" "$T/op.mpg" "$T/op.mpp" && ok || bad "trace"
 grep -q '"name":"b (aten.add.Tensor)"' "$T/op.json" && grep -q '"node":2,"op":"aten.add.Tensor"' "$T/op.json" &&
     ok || bad "trace events lack the operator"
+
+# --- a cond whose operands do not match its branch: FILE:LINE, exit 2, no output
+cat >"$T/bind.mpg" <<'G'
+memplan-graph 1
+graph main
+tensor p 16
+tensor x 64
+tensor y 64
+node placeholder out=p
+node placeholder out=x
+node cond in=p,x,x true=br false=br out=y
+node output in=y
+end
+graph br
+tensor i 64
+tensor o 64
+node placeholder out=i
+node call in=i out=o
+node output in=o
+end
+G
+expect_rc 2 "$M" plan -o "$T/bind.mpp" "$T/bind.mpg"
+grep -q "^memplan plan: $T/bind.mpg:8: cond passes 2 operands after its predicate to its true graph 'br', which has 1 placeholder$" "$T/err" &&
+    ok || bad "binding message: $(cat "$T/err")"
+[ ! -e "$T/bind.mpp" ] && ok || bad "a refused graph left an output"
 
 echo "messages: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
