@@ -165,6 +165,27 @@ typedef struct mp_life {
 void mp_life_compute(const mp_graphdef *g, mp_life *L);
 void mp_life_free(mp_life *L);
 
+/* What a cond's results are at run time (escape.c; D14): per tensor, the
+ * last node its bytes must survive to (its lifetime's end, or later when a
+ * cond result aliases it); per node, for a cond whose results live in its
+ * branches' memory after it, the last node they are used at (else -1). */
+typedef struct mp_escape {
+    int32_t *tensor_end, *node_end;
+    bool any; /* some result escapes or some operand is extended */
+} mp_escape;
+
+void mp_escape_compute(const mp_program *prog, const mp_graphdef *g, const int32_t *end,
+                       mp_escape *E);
+void mp_escape_free(mp_escape *E);
+/* The first node that runs sub-graphs while an earlier cond's results live
+ * in its branches' memory (*cond: that cond), or -1. */
+int32_t mp_escape_hazard(const mp_graphdef *g, const mp_escape *E, int32_t *cond);
+/* Every reachable non-entry graph is run by exactly one node. */
+bool mp_graphs_tree(const mp_program *prog, const bool *reach);
+/* MP_EPLAN for a program the repaired planners cannot keep safe from D14:
+ * a hazard (above) in a program that is not a tree. */
+int mp_escape_check(const mp_program *prog, const bool *reach, mp_err *err);
+
 /* Filters of collect_specs_from_nodes. */
 typedef struct mp_alloc_flags {
     bool inputs, outputs, mutables;

@@ -26,7 +26,14 @@
  *    component of in-place links).
  *  5 control flow: the memory of a sub-graph a control-flow node runs (its
  *    allocations and its own sub-graphs', whatever their lifetimes) shares
- *    no byte with a parent allocation live at that node.
+ *    no byte with a parent allocation live at that node.  And a cond's
+ *    result used after the cond is the value its branch returned (D14):
+ *    from the node after the cond to the result's last use, those bytes
+ *    (the value's allocation; all of the branch's memory for a nested
+ *    cond's result; the operand's allocation for a placeholder, the result
+ *    then keeping the operand) share no byte with a parent allocation live
+ *    then (but the operand's in-place family and cond results' own slots)
+ *    nor with the memory of a sub-graph a node runs then.
  * Allocations that are unknown, duplicated or outside their block's buffers
  * take no part in rules 4 and 5. */
 #include "brute.h"
@@ -412,6 +419,143 @@ static void overlaps(bf *c, uint32_t gi) {
     }
 }
 
+/* ------------------------------------------------ rule 5: cond results */
+
+static int32_t placeholder_index(const mp_graphdef *g, int32_t t) {
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].kind == MP_NODE_PLACEHOLDER && g->nodes[i].out[0] == t) return (int32_t)i;
+    return NONE;
+}
+
+static bool made_by_cond(const mp_graphdef *g, int32_t t) {
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (uint32_t j = 0; g->nodes[i].kind == MP_NODE_COND && j < g->nodes[i].n_out; j++)
+            if (g->nodes[i].out[j] == t) return true;
+    return false;
+}
+
+/* The value branch h returns as result i, as a root of h. */
+static int32_t returned(const bf *c, int32_t h, uint32_t i) {
+    const mp_graphdef *b = &c->p->graphs[h];
+    return c->f[h].root[b->nodes[b->n_nodes - 1].in[i]];
+}
+
+/* keep[t]: the last node t's bytes are needed at, its own last use or a
+ * cond result's that is t (through a branch's placeholder): a fixed point. */
+static void keep_ends(const bf *c, uint32_t gi, int32_t *keep) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    const facts *f = &c->f[gi];
+    for (uint32_t t = 0; t < g->n_tensors; t++) keep[t] = f->last[t];
+    for (bool more = true; more;) {
+        more = false;
+        for (uint32_t n = 0; n < g->n_nodes; n++) {
+            const mp_node *nd = &g->nodes[n];
+            for (uint32_t i = 0; nd->kind == MP_NODE_COND && i < nd->n_out; i++) {
+                int32_t r = nd->out[i];
+                if (f->root[r] != r || keep[r] <= (int32_t)n) continue;
+                for (int s = 0; s < 2; s++) {
+                    int32_t h = nd->sub[s];
+                    if (c->owner[h] == NONE) continue;
+                    int32_t j = placeholder_index(&c->p->graphs[h], returned(c, h, i));
+                    if (j == NONE) continue;
+                    int32_t a = f->root[nd->in[1 + j]];
+                    if (keep[r] > keep[a]) keep[a] = keep[r], more = true;
+                }
+            }
+        }
+    }
+}
+
+typedef struct kept_bytes {
+    uint64_t buf, lo, hi;
+    int32_t from, to, fam; /* nodes from..to; the operand's family or NONE */
+} kept_bytes;
+
+/* Bytes k of graph gi that must stay: every allocation live then, every
+ * sub-graph a node runs then. */
+static void must_stay(bf *c, uint32_t gi, const kept_bytes *k, const char *what) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
+    const facts *f = &c->f[gi];
+    for (uint32_t y = 0; y < b->n_allocs; y++) {
+        uint64_t yl, yh;
+        if (!item(c, gi, y, &yl, &yh) || b->allocs[y].mem_id != k->buf) continue;
+        int32_t ty = f->alloc_t[y];
+        if (f->fam[ty] == k->fam || made_by_cond(g, ty)) continue;
+        if (yl < k->hi && k->lo < yh && f->first[ty] <= k->to && k->from <= f->last[ty])
+            found(c, MP_RULE_CONTROL_FLOW, "%s: %s overwrites %s", g->name, b->allocs[y].name, what);
+    }
+    for (int32_t n = k->from; n <= k->to && n < (int32_t)g->n_nodes; n++)
+        for (int s = 0; s < 2; s++) {
+            int32_t sub = g->nodes[n].sub[s];
+            for (uint32_t h = 0; sub >= 0 && h < c->p->n_graphs; h++) {
+                if (c->owner[h] == NONE || !c->desc[sub][h]) continue;
+                const mp_graph_plan *hb = &c->pl->graphs[c->owner[h]];
+                for (uint32_t a = 0; a < hb->n_allocs; a++) {
+                    const mp_alloc *x = &hb->allocs[a];
+                    if (!usable(&c->f[h], hb, a) || !x->size || x->offset + x->size < x->offset) continue;
+                    if (x->mem_id == k->buf && x->offset < k->hi && k->lo < x->offset + x->size)
+                        found(c, MP_RULE_CONTROL_FLOW, "%s: node %d runs %s, whose %s overwrites %s",
+                              g->name, n, c->p->graphs[sub].name, x->name, what);
+                }
+            }
+        }
+}
+
+/* The bytes of alloc a of block b, kept from..to. */
+static kept_bytes bytes_of(const mp_graph_plan *b, uint32_t a, int32_t from, int32_t to, int32_t fam) {
+    const mp_alloc *x = &b->allocs[a];
+    uint64_t hi = x->offset + x->size < x->offset ? UINT64_MAX : x->offset + x->size;
+    return (kept_bytes){x->mem_id, x->offset, hi, from, to, fam};
+}
+
+/* Result r of cond node n, kept to e, is value v of branch h. */
+static void result_bytes(bf *c, uint32_t gi, int32_t n, int32_t e, int32_t h, int32_t v, const char *what) {
+    const mp_graphdef *g = &c->p->graphs[gi], *hg = &c->p->graphs[h];
+    const mp_graph_plan *b = &c->pl->graphs[c->owner[gi]];
+    int32_t j = placeholder_index(hg, v);
+    if (j != NONE) { /* the operand */
+        int32_t a = c->f[gi].root[g->nodes[n].in[1 + j]];
+        for (uint32_t k = 0; k < b->n_allocs; k++)
+            if (usable(&c->f[gi], b, k) && c->f[gi].alloc_t[k] == a && b->allocs[k].size) {
+                kept_bytes kb = bytes_of(b, k, n + 1, e, c->f[gi].fam[a]);
+                must_stay(c, gi, &kb, what);
+            }
+        return;
+    }
+    if (hg->tensors[v].flags & (MP_T_CONST | MP_T_DYNAMIC)) return;
+    bool nested = made_by_cond(hg, v);
+    for (uint32_t x = 0; x < c->p->n_graphs; x++) { /* nested: all of the branch's memory */
+        if (c->owner[x] == NONE || !c->desc[h][x] || (!nested && x != (uint32_t)h)) continue;
+        const mp_graph_plan *xb = &c->pl->graphs[c->owner[x]];
+        for (uint32_t k = 0; k < xb->n_allocs; k++) {
+            const mp_alloc *al = &xb->allocs[k];
+            if (!usable(&c->f[x], xb, k) || !al->size) continue;
+            if (nested ? al->offset + al->size < al->offset : c->f[x].alloc_t[k] != v) continue;
+            kept_bytes kb = bytes_of(xb, k, n + 1, e, NONE);
+            must_stay(c, gi, &kb, what);
+        }
+    }
+}
+
+static void cond_results(bf *c, uint32_t gi) {
+    const mp_graphdef *g = &c->p->graphs[gi];
+    int32_t keep[BF_MAX_TENSORS];
+    keep_ends(c, gi, keep);
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        const mp_node *nd = &g->nodes[n];
+        for (uint32_t i = 0; nd->kind == MP_NODE_COND && i < nd->n_out; i++) {
+            int32_t r = nd->out[i];
+            if (c->f[gi].root[r] != r || keep[r] <= (int32_t)n) continue;
+            char what[2 * MP_MAX_NAME + 64];
+            snprintf(what, sizeof what, "%s, result of cond node %u", g->tensors[r].name, n);
+            for (int s = 0; s < 2; s++)
+                if (c->owner[nd->sub[s]] != NONE)
+                    result_bytes(c, gi, (int32_t)n, keep[r], nd->sub[s], returned(c, nd->sub[s], i), what);
+        }
+    }
+}
+
 bool bf_check(const mp_program *prog, const mp_plan *plan, bf_result *out) {
     memset(out, 0, sizeof *out);
     if (prog->n_graphs > BF_MAX_GRAPHS) return false;
@@ -438,7 +582,7 @@ bool bf_check(const mp_program *prog, const mp_plan *plan, bf_result *out) {
     for (uint32_t g = 0; g < prog->n_graphs; g++)
         if (c->owner[g] != NONE) per_graph(c, g);
     for (uint32_t g = 0; g < prog->n_graphs; g++)
-        if (c->owner[g] != NONE) overlaps(c, g);
+        if (c->owner[g] != NONE) overlaps(c, g), cond_results(c, g);
     mp_xfree(c);
     return true;
 }

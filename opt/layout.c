@@ -109,7 +109,8 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
         int32_t t = G->specs[i], r = G->family[t];
         if ((uint32_t)G->bidx[t] != b) continue;
         *own = true;
-        int32_t s0 = G->life.start[t], e0 = G->life.end[t];
+        /* an operand a cond result aliases keeps its bytes as long (D14) */
+        int32_t s0 = G->life.start[t], e0 = G->keep.tensor_end[t];
         if (slot[r] < 0) {
             slot[r] = (int32_t)iv->n;
             push_item(iv, (pk_item){G->asize[r], s0, e0, false, 0}, r);
@@ -123,7 +124,10 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         uint64_t need = node_need(c, &g->nodes[i], b, false);
         if (!need) continue;
-        if (c->tree) push_item(iv, (pk_item){need, (int32_t)i, (int32_t)i, false, 0}, -(int32_t)i - 1);
+        /* a cond's results live in its branches' memory until their last
+         * use: the block stays that long (D14) */
+        int32_t until = G->keep.node_end[i] > (int32_t)i ? G->keep.node_end[i] : (int32_t)i;
+        if (c->tree) push_item(iv, (pk_item){need, (int32_t)i, until, false, 0}, -(int32_t)i - 1);
         else if (need > reserve) reserve = need;
     }
     if (reserve) /* shared sub-graphs: ExecuTorch's reservation at 0 */
@@ -263,6 +267,14 @@ static void size_graph(octx *c, uint32_t gi) {
  * or it does not (then any sub-graph may).  A sub-graph at its own bound
  * has nothing to gain.  Each sub-graph shrunk, the graph is laid out
  * again. */
+/* Whether node i's sub-graph item, live from i to the last use of a cond's
+ * results (D14), is live where the bound is reached. */
+static bool item_hot(const ograph *G, const uint8_t *hot, uint32_t i) {
+    for (int32_t t = (int32_t)i; t <= G->keep.node_end[i] || t == (int32_t)i; t++)
+        if (hot[t]) return true;
+    return false;
+}
+
 static int refine(octx *c, uint32_t gi, uint32_t b) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
@@ -273,7 +285,7 @@ static int refine(octx *c, uint32_t gi, uint32_t b) {
         for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++)
             for (int s = 0; s < 2 && rc == MP_OK; s++) {
                 int32_t sg = g->nodes[i].sub[s];
-                if (sg < 0 || (tight && !hot[i]) || b >= c->g[sg].n_buf) continue;
+                if (sg < 0 || (tight && !item_hot(G, hot, i)) || b >= c->g[sg].n_buf) continue;
                 ograph *S = &c->g[sg];
                 if (S->full[b] || S->local[b] <= S->hlb[b]) continue;
                 uint64_t before = S->local[b];

@@ -88,26 +88,6 @@ static int prepare(octx *c, uint32_t gi) {
 
 /* -------------------------------------------------------- graph shape */
 
-/* Every reachable non-entry graph is run by exactly one node. */
-static bool is_tree(const octx *c) {
-    uint32_t ng = c->prog->n_graphs;
-    uint32_t *users = mp_xcalloc(ng + 1, sizeof *users);
-    for (uint32_t gi = 0; gi < ng; gi++) {
-        if (!c->reach[gi]) continue;
-        const mp_graphdef *g = &c->prog->graphs[gi];
-        for (uint32_t i = 0; i < g->n_nodes; i++) {
-            int32_t a = g->nodes[i].sub[0], b = g->nodes[i].sub[1];
-            if (a >= 0) users[a]++;
-            if (b >= 0 && b != a) users[b]++;
-        }
-    }
-    bool tree = true;
-    for (uint32_t gi = 1; gi < ng; gi++) tree &= !c->reach[gi] || users[gi] <= 1;
-    tree &= users[0] == 0;
-    mp_xfree(users);
-    return tree;
-}
-
 /* Reachable graphs, children first; also the deepest nesting. */
 static int32_t *postorder(const octx *c, uint32_t *count, uint32_t *depth) {
     uint32_t ng = c->prog->n_graphs, k = 0;
@@ -210,7 +190,7 @@ static mp_plan *build_plan(const octx *c) {
 static void free_ctx(octx *c) {
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) {
         ograph *G = &c->g[gi];
-        if (G->have_life) mp_life_free(&G->life);
+        if (G->have_life) mp_life_free(&G->life), mp_escape_free(&G->keep);
         if (!G->done) continue;
         mp_xfree(G->specs);
         mp_xfree(G->planned);
@@ -301,6 +281,7 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
     for (uint32_t gi = 0; gi < ng; gi++)
         if (c.reach[gi]) {
             mp_life_compute(&prog->graphs[gi], &c.g[gi].life);
+            mp_escape_compute(prog, &prog->graphs[gi], c.g[gi].life.end, &c.g[gi].keep);
             c.g[gi].have_life = true;
             lives[gi] = &c.g[gi].life;
         }
@@ -311,12 +292,13 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
     int rc = MP_OK;
     if (depth > MP_MAX_DEPTH)
         rc = mp_err_set(err, MP_EPLAN, "control flow nested deeper than %d levels", MP_MAX_DEPTH);
+    if (rc == MP_OK) rc = mp_escape_check(prog, c.reach, err); /* as the reference refuses */
     for (uint32_t k = 0; k < n_order && rc == MP_OK; k++) {
         rc = prepare(&c, (uint32_t)order[k]);
         c.total_items += c.g[order[k]].n_specs + prog->graphs[order[k]].n_nodes;
         c.total_specs += c.g[order[k]].n_specs;
     }
-    c.tree = is_tree(&c);
+    c.tree = mp_graphs_tree(prog, c.reach);
     c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
     if (rc == MP_OK) rc = mp_opt_layout_program(&c, order, n_order, effort);
     if (rc == MP_OK && o->exact) mp_opt_exact_status(&c);

@@ -10,6 +10,7 @@
 typedef struct ograph {
     mp_life life;
     bool have_life; /* life computed (every reachable graph) */
+    mp_escape keep;  /* how long bytes must survive, cond results (D14) */
     bool done;
     int32_t *specs;
     uint32_t n_specs;

@@ -18,6 +18,7 @@
 typedef struct gstate {
     bool life_done;
     mp_life life;
+    mp_escape keep; /* repaired mode: how long bytes must survive (D14) */
     uint8_t *realigned, *planned;
     uint64_t *mem_id, *obj, *offset, *size;
     uint64_t *bufs;
@@ -68,6 +69,7 @@ static gstate *state_of(run *R, int32_t gi) {
         uint32_t n = g->n_tensors + 1;
         mp_life_compute(g, &S->life);
         if (R->o->et_exact && gi != 0) et_mutable_by_name(R->prog, g, &S->life);
+        if (!R->o->et_exact) mp_escape_compute(R->prog, g, S->life.end, &S->keep);
         S->realigned = mp_xcalloc(n, 1);
         S->planned = mp_xcalloc(n, 1);
         S->mem_id = mp_xcalloc(n, sizeof(uint64_t));
@@ -91,27 +93,93 @@ static void merge_into(u64vec *acc, const uint64_t *v, uint32_t n) {
 
 static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret);
 
-/* _apply_algo_to_submodules */
+/* Add delta[b] to every offset graph gi and the graphs it runs hold in
+ * buffer b, and to the ends of their regions there (repair D14).  The
+ * program is a tree (mp_escape_check), so no other node sees the move. */
+static int shift_region(run *R, int32_t gi, const u64vec *delta) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    gstate *S = state_of(R, gi);
+    for (uint32_t t = 0; t < g->n_tensors; t++) /* a buffer it has no region in keeps empty tensors at 0 */
+        if (S->planned[t] && S->mem_id[t] < delta->n && S->mem_id[t] < S->n_bufs && S->bufs[S->mem_id[t]] &&
+            !mp_add_u64(S->offset[t], delta->v[S->mem_id[t]], &S->offset[t]))
+            return mp_err_limit(R->err, "graph '%s': keeping a cond's results (D14) moves "
+                                "offsets past 2^64", g->name);
+    for (uint32_t b = 1; b < S->n_bufs && b < delta->n; b++)
+        if (S->bufs[b] && !mp_add_u64(S->bufs[b], delta->v[b], &S->bufs[b]))
+            return mp_err_limit(R->err, "graph '%s': keeping a cond's results (D14) moves "
+                                "a buffer past 2^64", g->name);
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (int s = 0; s < 2 && g->nodes[i].sub[s] >= 0; s++) {
+            if (s == 1 && g->nodes[i].sub[1] == g->nodes[i].sub[0]) break;
+            int rc = shift_region(R, g->nodes[i].sub[s], delta);
+            if (rc) return rc;
+        }
+    return MP_OK;
+}
+
+/* Repair D14: node i's sub-graphs (their sizes in *sizes) start above the
+ * regions of earlier conds whose results still live there (tops[n]). */
+static int keep_results(run *R, int32_t gi, uint32_t i, u64vec *tops, u64vec *sizes) {
+    const mp_escape *E = &state_of(R, gi)->keep;
+    u64vec delta = {mp_xcalloc(sizes->n + 1, sizeof(uint64_t)), sizes->n};
+    bool any = false;
+    for (uint32_t n = 0; n < i; n++) {
+        if (E->node_end[n] < (int32_t)i) continue;
+        for (uint32_t b = 1; b < sizes->n && b < tops[n].n; b++)
+            if (sizes->v[b] && tops[n].v[b] > delta.v[b]) delta.v[b] = tops[n].v[b], any = true;
+    }
+    int rc = MP_OK;
+    for (uint32_t b = 1; any && b < delta.n && rc == MP_OK; b++) {
+        delta.v[b] = mp_align_up(delta.v[b], R->o->alignment);
+        if (sizes->v[b] && !mp_add_u64(sizes->v[b], delta.v[b], &sizes->v[b]))
+            rc = mp_err_limit(R->err, "graph '%s': keeping a cond's results (D14) moves a "
+                              "buffer past 2^64", R->prog->graphs[gi].name);
+    }
+    const mp_node *nd = &R->prog->graphs[gi].nodes[i];
+    for (int s = 0; any && rc == MP_OK && s < 2 && nd->sub[s] >= 0; s++)
+        if (s == 0 || nd->sub[1] != nd->sub[0]) rc = shift_region(R, nd->sub[s], &delta);
+    mp_xfree(delta.v);
+    return rc;
+}
+
+/* Plan node i's sub-graphs; *sizes: their merged buffer sizes. */
+static int plan_node(run *R, const mp_node *nd, int depth, bool map_kind, u64vec *sizes) {
+    for (int s = 0; s < 2 && nd->sub[s] >= 0; s++) {
+        bool with_inputs = map_kind;
+        if (!R->o->et_exact) with_inputs = R->map_body[nd->sub[s]];
+        mp_alloc_flags sf = {with_inputs, true, true};
+        u64vec sub = {0};
+        int rc = apply(R, nd->sub[s], sf, depth + 1, &sub);
+        if (rc == MP_OK) merge_into(sizes, sub.v, sub.n);
+        mp_xfree(sub.v);
+        if (rc) return rc;
+    }
+    return MP_OK;
+}
+
+/* _apply_algo_to_submodules; the repaired mode also keeps each cond's
+ * results apart from later sub-graphs (repair D14). */
 static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
     static const uint32_t kinds[] = {MP_NODE_COND, MP_NODE_WHILE, MP_NODE_MAP,
                                      MP_NODE_SCAN};
     const mp_graphdef *g = &R->prog->graphs[gi];
-    for (int k = 0; k < 4; k++)
-        for (uint32_t i = 0; i < g->n_nodes; i++) {
+    bool keep = !R->o->et_exact && state_of(R, gi)->keep.any;
+    u64vec *tops = keep ? mp_xcalloc(g->n_nodes + 1, sizeof *tops) : NULL;
+    int rc = MP_OK;
+    for (int k = 0; k < 4 && rc == MP_OK; k++)
+        for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++) {
             const mp_node *nd = &g->nodes[i];
             if (nd->kind != kinds[k]) continue;
-            for (int s = 0; s < 2 && nd->sub[s] >= 0; s++) {
-                bool with_inputs = kinds[k] == MP_NODE_MAP || kinds[k] == MP_NODE_SCAN;
-                if (!R->o->et_exact) with_inputs = R->map_body[nd->sub[s]];
-                mp_alloc_flags sf = {with_inputs, true, true};
-                u64vec sub = {0};
-                int rc = apply(R, nd->sub[s], sf, depth + 1, &sub);
-                if (rc == MP_OK) merge_into(merged, sub.v, sub.n);
-                mp_xfree(sub.v);
-                if (rc) return rc;
-            }
+            u64vec sizes = {0};
+            rc = plan_node(R, nd, depth, kinds[k] == MP_NODE_MAP || kinds[k] == MP_NODE_SCAN, &sizes);
+            if (rc == MP_OK && keep) rc = keep_results(R, gi, i, tops, &sizes);
+            if (rc == MP_OK) merge_into(merged, sizes.v, sizes.n);
+            if (keep) tops[i] = sizes;
+            else mp_xfree(sizes.v);
         }
-    return MP_OK;
+    for (uint32_t i = 0; keep && i < g->n_nodes; i++) mp_xfree(tops[i].v);
+    mp_xfree(tops);
+    return rc;
 }
 
 /* Run the algorithm on one partition and record the results on the specs:
@@ -122,7 +190,9 @@ static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
     const mp_graphdef *g = &R->prog->graphs[gi];
     gstate *S = &R->gs[gi];
     bool greedy = !R->naive;
-    ref_part p = {g, specs, n, S->life.start, S->life.end, input, n_input,
+    /* repair D14: an operand a cond result aliases keeps its bytes as long */
+    const int32_t *end = R->o->et_exact ? S->life.end : S->keep.tensor_end;
+    ref_part p = {g, specs, n, S->life.start, end, input, n_input,
                   greedy && mp_graph_has_xnnpack(g) ? 64 : 0, R->o->alignment,
                   R->o->et_exact, S->realigned, R->o->per_device && !R->o->et_exact,
                   R->o->et_exact ? R->o->et_upstream : 0};
@@ -326,7 +396,8 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
     }
     mp_alloc_flags f = {o->alloc_inputs, o->alloc_outputs, o->alloc_mutable};
     u64vec top = {0};
-    int rc = apply(&R, 0, f, 0, &top);
+    int rc = o->et_exact ? MP_OK : mp_escape_check(prog, reach, err); /* repair D14 */
+    if (rc == MP_OK) rc = apply(&R, 0, f, 0, &top);
     mp_xfree(top.v);
     mp_plan *plan = NULL;
     if (rc == MP_OK) {
@@ -340,7 +411,7 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
     }
     for (uint32_t gi = 0; gi < ng; gi++) {
         gstate *S = &R.gs[gi];
-        if (S->life_done) mp_life_free(&S->life);
+        if (S->life_done) mp_life_free(&S->life), mp_escape_free(&S->keep);
         mp_xfree(S->realigned);
         mp_xfree(S->planned);
         mp_xfree(S->mem_id);

@@ -9,7 +9,14 @@
  * every sub-graph it runs (all of that sub-graph's allocations and, through
  * it, its own sub-graphs', whatever their lifetimes) is an extra item live
  * at that node alone.  Such an item conflicts with any parent allocation
- * it touches, and with nothing else. */
+ * it touches, and with nothing else.
+ *
+ * Rule 5 also covers what a cond's results are (core/escape.c, D14): a
+ * result used after the cond is the value its branch returned, so those
+ * bytes are an "escape" item from the node after the cond to the result's
+ * last use.  It conflicts with a parent allocation (other than the one it
+ * aliases, and than cond results' own slots, which nothing writes) and
+ * with the sub-graph memory of a later control-flow node. */
 #include "verify.h"
 
 #include <stdio.h>
@@ -28,12 +35,17 @@ typedef struct fprint {
     uint32_t n;
 } fprint;
 
+enum { FOOTPRINT = -1, ESCAPE = -2 };
+
 typedef struct item {
     uint64_t buffer, lo, hi;
     int32_t start, end;
-    int32_t family; /* in-place family, or -1 for a sub-graph footprint */
-    int32_t alloc;  /* alloc index, or the footprint's node index */
-    int32_t sub;    /* footprint: the sub-graph */
+    int32_t family; /* in-place family, FOOTPRINT or ESCAPE */
+    int32_t alloc;  /* alloc index; a footprint's node; an escape's alloc in its
+                     * branch (sub), in this graph (operand, sub -1), or -1 */
+    int32_t sub;    /* footprint, escape: the sub-graph (escape: -1 for an operand) */
+    int32_t result; /* escape: the cond's result tensor; the family it aliases */
+    int32_t aliased;
 } item;
 
 static int cmp_seg(const void *a, const void *b) {
@@ -138,6 +150,79 @@ static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
                    (unsigned long long)x->buffer, s, e);
 }
 
+/* The usable alloc of tensor t in graph gi's block, or -1. */
+static int32_t alloc_of(const vctx *c, int32_t gi, int32_t t) {
+    if (c->block_of[gi] < 0) return -1;
+    const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
+    for (uint32_t a = 0; a < gp->n_allocs; a++)
+        if (gp->allocs[a].tensor == t && c->usable[gi][a]) return (int32_t)a;
+    return -1;
+}
+
+typedef struct itemv {
+    item **v;
+    uint32_t *n;
+    size_t *cap;
+} itemv;
+
+/* Result r of cond node n, live to e, is value v of branch b: its bytes. */
+static void escape_value(vctx *c, int32_t gi, const fprint *fp, itemv *iv, uint32_t n,
+                         int32_t r, int32_t e, int32_t b, int32_t v) {
+    const mp_graphdef *bg = &c->prog->graphs[b];
+    const mp_tensor *t = &bg->tensors[v];
+    item x = {0, 0, 0, (int32_t)n + 1, e, ESCAPE, -1, b, r, -1}; /* the cond: start - 1 */
+    if (t->def_node >= 0 && bg->nodes[t->def_node].kind == MP_NODE_PLACEHOLDER) {
+        const mp_node *nd = &c->prog->graphs[gi].nodes[n];
+        int32_t a = c->prog->graphs[gi].tensors[nd->in[1 + t->def_node]].root;
+        int32_t k = alloc_of(c, gi, a);
+        const mp_alloc *al = k >= 0 ? &c->plan->graphs[c->block_of[gi]].allocs[k] : NULL;
+        if (!al || !al->size) return; /* not planned here: the caller's, live throughout */
+        x.buffer = al->mem_id, x.lo = al->offset, x.sub = -1, x.alloc = k;
+        x.aliased = c->vg[gi].family[a];
+        if (!mp_add_u64(al->offset, al->size, &x.hi)) x.hi = UINT64_MAX;
+        MP_VEC_PUSH(*iv->v, *iv->n, *iv->cap, x);
+        return;
+    }
+    if (t->flags & (MP_T_CONST | MP_T_DYNAMIC)) return;
+    if (t->def_node >= 0 && bg->nodes[t->def_node].kind == MP_NODE_COND) {
+        /* a nested cond's result: somewhere in the branch's memory */
+        for (uint32_t j = 0; j < fp[b].n; j++) {
+            x.buffer = fp[b].s[j].buffer, x.lo = fp[b].s[j].lo, x.hi = fp[b].s[j].hi;
+            MP_VEC_PUSH(*iv->v, *iv->n, *iv->cap, x);
+        }
+        return;
+    }
+    int32_t k = alloc_of(c, b, v);
+    if (k < 0 || !c->plan->graphs[c->block_of[b]].allocs[k].size) return; /* completeness says */
+    const mp_alloc *al = &c->plan->graphs[c->block_of[b]].allocs[k];
+    x.buffer = al->mem_id, x.lo = al->offset, x.alloc = k;
+    if (!mp_add_u64(al->offset, al->size, &x.hi)) x.hi = UINT64_MAX;
+    MP_VEC_PUSH(*iv->v, *iv->n, *iv->cap, x);
+}
+
+/* Escape items of graph gi's conds (core/escape.c says when a result lives
+ * in its branch's memory). */
+static void escape_items(vctx *c, int32_t gi, const fprint *fp, item **it, uint32_t *n, size_t *cap) {
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    mp_escape E;
+    mp_escape_compute(c->prog, g, c->vg[gi].last, &E);
+    itemv iv = {it, n, cap};
+    for (uint32_t k = 0; k < g->n_nodes; k++) {
+        const mp_node *nd = &g->nodes[k];
+        if (nd->kind != MP_NODE_COND) continue;
+        for (uint32_t i = 0; i < nd->n_out; i++) {
+            int32_t r = nd->out[i], e = E.tensor_end[r];
+            if (g->tensors[r].root != r || e <= (int32_t)k) continue;
+            for (int s = 0; s < 2 && !(s == 1 && nd->sub[1] == nd->sub[0]); s++) {
+                const mp_graphdef *b = &c->prog->graphs[nd->sub[s]];
+                const mp_node *out = &b->nodes[b->n_nodes - 1];
+                escape_value(c, gi, fp, &iv, k, r, e, nd->sub[s], b->tensors[out->in[i]].root);
+            }
+        }
+    }
+    mp_escape_free(&E);
+}
+
 static uint32_t collect_items(vctx *c, int32_t gi, const fprint *fp, item **out) {
     const mp_graphdef *g = &c->prog->graphs[gi];
     const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
@@ -153,21 +238,69 @@ static uint32_t collect_items(vctx *c, int32_t gi, const fprint *fp, item **out)
         if (g->tensors[t].root != t || vg->first[t] < 0) continue;
         if (!mp_add_u64(x->offset, x->size, &end)) end = UINT64_MAX;
         item i = {x->mem_id, x->offset, end, vg->first[t], vg->last[t], vg->family[t],
-                  (int32_t)a, -1};
+                  (int32_t)a, -1, -1, -1};
         MP_VEC_PUSH(it, n, cap, i);
     }
     for (uint32_t i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < 2; k++) {
             int32_t s = g->nodes[i].sub[k];
-            if (s < 0) continue;
+            if (s < 0 || (k == 1 && s == g->nodes[i].sub[0])) continue; /* one graph, both branches */
             for (uint32_t j = 0; j < fp[s].n; j++) {
                 item f = {fp[s].s[j].buffer, fp[s].s[j].lo, fp[s].s[j].hi, (int32_t)i,
-                          (int32_t)i, -1, (int32_t)i, s};
+                          (int32_t)i, FOOTPRINT, (int32_t)i, s, -1, -1};
                 MP_VEC_PUSH(it, n, cap, f);
             }
         }
+    escape_items(c, gi, fp, &it, &n, &cap);
     *out = it;
     return n;
+}
+
+/* Whether items x and y, live at a common node and sharing bytes, clash. */
+static bool clash(const vctx *c, int32_t gi, const item *x, const item *y) {
+    if (x->family == ESCAPE && y->family == ESCAPE) return false; /* both only read */
+    if (x->family == FOOTPRINT && y->family == FOOTPRINT) return false; /* never live together */
+    if (x->family == ESCAPE || y->family == ESCAPE) {
+        const item *e = x->family == ESCAPE ? x : y, *o = x->family == ESCAPE ? y : x;
+        if (o->family == FOOTPRINT) return true;
+        if (o->family == e->aliased) return false; /* the operand it is */
+        const mp_graphdef *g = &c->prog->graphs[gi];
+        const mp_tensor *t = &g->tensors[c->plan->graphs[c->block_of[gi]].allocs[o->alloc].tensor];
+        return t->def_node < 0 || g->nodes[t->def_node].kind != MP_NODE_COND; /* dead slots */
+    }
+    return x->family < 0 || y->family < 0 || x->family != y->family;
+}
+
+/* An escape item e met by item o: a cond's result overwritten. */
+static void report_escape(vctx *c, int32_t gi, const item *e, const item *o) {
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
+    int32_t n = e->start - 1;
+    const char *res = g->tensors[e->result].name;
+    char what[MP_V_TENSOR_BUF + 96], who[MP_V_TENSOR_BUF + 96];
+    if (e->sub < 0)
+        snprintf(what, sizeof what, "is its operand %s, whose bytes", gp->allocs[e->alloc].name);
+    else if (e->alloc >= 0)
+        snprintf(what, sizeof what, "is %s of branch %s, whose bytes",
+                 c->plan->graphs[c->block_of[e->sub]].allocs[e->alloc].name, c->prog->graphs[e->sub].name);
+    else
+        snprintf(what, sizeof what, "lives in the memory of branch %s, whose bytes", c->prog->graphs[e->sub].name);
+    vdetail d = {res, NULL, (int64_t)e->buffer, {e->lo, e->hi}, {o->lo, o->hi}, 2, o->start, e->end};
+    if (o->family == FOOTPRINT)
+        snprintf(who, sizeof who, "node %d (%s) runs sub-graph %s over them", o->start,
+                 mp_node_kind_name(g->nodes[o->start].kind), c->prog->graphs[o->sub].name);
+    else {
+        char t[MP_V_TENSOR_BUF], r[48];
+        mp_v_range(r, sizeof r, gp->allocs[o->alloc].offset, gp->allocs[o->alloc].size);
+        snprintf(who, sizeof who, "%s %s, live at nodes %d..%d,",
+                 mp_v_tensor(g, &gp->allocs[o->alloc], t, sizeof t), r, o->start, o->end);
+    }
+    mp_v_violation(c, g->name, MP_RULE_CONTROL_FLOW, "control-flow", &d,
+                   "control-flow: the result %s of cond node %d %s [%llu,%llu) in buffer %llu "
+                   "must stay as they are until node %d (ExecuTorch moves the branch's value "
+                   "into the result), but %s%s", res, n, what, (unsigned long long)e->lo,
+                   (unsigned long long)e->hi, (unsigned long long)e->buffer, e->end,
+                   who, o->family == FOOTPRINT ? "" : " overlaps them");
 }
 
 static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
@@ -197,9 +330,11 @@ static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
         uint32_t k = mp_v_itree_query(tree, x->lo, x->hi, hits, MAX_HITS), reported = 0;
         for (uint32_t h = 0; h < k && reported < MAX_REPORT; h++) {
             const item *y = &it[hits[h]];
-            if (x->family < 0 && y->family < 0) continue; /* footprints never clash */
-            if (x->family >= 0 && x->family == y->family) continue; /* one in-place family */
-            report_pair(c, gi, y, x);
+            if (!clash(c, gi, x, y)) continue;
+            if (x->family == ESCAPE || y->family == ESCAPE)
+                report_escape(c, gi, x->family == ESCAPE ? x : y, x->family == ESCAPE ? y : x);
+            else
+                report_pair(c, gi, y, x);
             reported++;
         }
         mp_v_itree_insert(tree, x->lo, x->hi, i);

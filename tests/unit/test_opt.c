@@ -97,7 +97,8 @@ Test(opt, refines_the_subgraphs_that_decide_the_peak) {
 
 /* The parent's big tensor a lives before the cond and b after it; greedy
  * reserves the branch's 4 KiB for the parent's whole life, opt only at the
- * cond node, where a and b are dead, so they reuse it. */
+ * cond node, where a and b are dead, so they reuse it.  (The branch returns
+ * its operand: a result in the branch's memory would keep it: D14.) */
 Test(opt, subgraph_memory_is_reused_where_the_parent_is_dead) {
     const char *g = HDR
         "graph main\ntensor x 16\ntensor a 4096\ntensor s 16\ntensor r 16\ntensor b 4096\ntensor y 16\n"
@@ -105,7 +106,7 @@ Test(opt, subgraph_memory_is_reused_where_the_parent_is_dead) {
         "node cond in=s,s true=T false=T out=r\nnode call in=r out=b\nnode call in=b out=y\n"
         "node output in=y\nend\n"
         "graph T\ntensor i 16\ntensor big 4096\ntensor o 16\nnode placeholder out=i\n"
-        "node call in=i out=big\nnode call in=big out=o\nnode output in=o\nend\n";
+        "node call in=i out=big\nnode call in=big out=o\nnode output in=i\nend\n";
     mp_program *p = must_parse(g);
     mp_plan *greedy = plan_with(p, MP_ALGO_GREEDY, false), *opt = plan_with(p, MP_ALGO_OPT, false);
     uint64_t gb = mp_plan_total_bytes(greedy), ob = mp_plan_total_bytes(opt);
@@ -432,4 +433,28 @@ Test(opt, exact_search_keeps_to_its_budget) {
     cr_assert_eq(why, PK_X_TOO_LARGE);
     cr_assert_leq(work, M);
     mp_xfree(it);
+}
+
+/* D14: y1, the first cond's result, is its branch's value, read at node 4:
+ * opt's own layout (no greedy safety net) keeps that cond's block until
+ * then, so neither the second cond's block nor z reuses its bytes. */
+Test(opt, a_cond_block_stays_while_its_results_are_used) {
+    const char *g = HDR
+        "graph main\ntensor x 64\ntensor p 16\ntensor y1 64\ntensor y2 64\ntensor z 64\n"
+        "node placeholder out=x\nnode call in=x out=p\n"
+        "node cond in=p,x true=A false=A out=y1\nnode cond in=p,x true=B false=B out=y2\n"
+        "node call in=y1,y2 out=z\nnode output in=z\nend\n"
+        "graph A\ntensor i 64\ntensor o 64\nnode placeholder out=i\nnode call in=i out=o\nnode output in=o\nend\n"
+        "graph B\ntensor i 64\ntensor o 64\nnode placeholder out=i\nnode call in=i out=o\nnode output in=o\nend\n";
+    mp_program *p = must_parse(g);
+    mp_options o;
+    mp_options_default(&o);
+    mp_err err;
+    mp_plan *plan = mp_opt_plan_packed(p, &o, NULL, "opt", &err);
+    cr_assert_not_null(plan, "%s", err.msg);
+    mp_verify_report r;
+    cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "opt's own plan is invalid");
+    mp_verify_report_free(&r);
+    mp_plan_free(plan);
+    mp_program_free(p);
 }

@@ -192,6 +192,59 @@ Test(verify, rule5_control_flow) {
     mp_xfree(p);
 }
 
+/* Two conds with branches of their own; the first one's result y1 is read
+ * at node 4, after the second cond, unless `late` is false. */
+static char *two_conds(bool late) {
+    static const char *const branch = "tensor i 64\ntensor o 64\nnode placeholder out=i\n"
+                                      "node call in=i out=o\nnode output in=o\nend\n";
+    char *g = mp_xmalloc(2048);
+    int n = snprintf(g, 2048,
+                     HDR "graph main\ntensor x 64\ntensor p 16\ntensor y1 64\ntensor y2 64\ntensor z 64\n"
+                         "node placeholder out=x\nnode call in=x out=p\n"
+                         "node cond in=p,x true=t0 false=f0 out=y1\nnode cond in=p,x true=t1 false=f1 out=y2\n"
+                         "node call in=%s out=z\nnode output in=z,y1\nend\n",
+                     late ? "y1,y2" : "y2");
+    const char *names[] = {"t0", "f0", "t1", "f1"};
+    for (int k = 0; k < 4; k++) n += snprintf(g + n, 2048 - (size_t)n, "graph %s\n%s", names[k], branch);
+    if (!late) memcpy(strstr(g, "node output in=z,y1"), "node output in=z   ", 19);
+    return g;
+}
+
+/* D14: a cond's result is its branch's value, so those bytes stay until
+ * the result's last use; the repaired plan keeps them, ExecuTorch's does
+ * not. */
+Test(verify, rule5_cond_results_live_in_their_branch) {
+    char *g = two_conds(true);
+    char *p = valid_plan(g, false);
+    ASSERT_CONTAINS(p, "graph t1\nbuffers 0 128\ndevices cpu:0 cpu:0\nalloc o mem_id=1 obj=0 offset=64 ");
+    expect_broken(g, p, "graph t1\nbuffers 0 128\ndevices cpu:0 cpu:0\nalloc o mem_id=1 obj=0 offset=64 ",
+                  "graph t1\nbuffers 0 128\ndevices cpu:0 cpu:0\nalloc o mem_id=1 obj=0 offset=32 ",
+                  MP_RULE_CONTROL_FLOW,
+                  "main: control-flow: the result y1 of cond node 2 is o of branch t0, whose bytes "
+                  "[0,64) in buffer 1 must stay as they are until node 5 (ExecuTorch moves the branch's "
+                  "value into the result), but node 3 (cond) runs sub-graph t1 over them");
+    /* the parent's own tensors may not take those bytes either */
+    expect_broken(g, p, "alloc z mem_id=1 obj=0 offset=128", "alloc z mem_id=1 obj=0 offset=0",
+                  MP_RULE_CONTROL_FLOW, "but z [0,64), live at nodes 4..5, overlaps them");
+    mp_xfree(p);
+    mp_xfree(g);
+}
+
+/* ...but only while the result is used: y1 dead after its cond, the two
+ * conds may share their branches' bytes (ExecuTorch's plan is valid). */
+Test(verify, rule5_cond_results_bind_only_while_used) {
+    char *g = two_conds(false);
+    mp_options o;
+    mp_options_default(&o);
+    o.et_exact = true;
+    char *p = plan_of(g, &o);
+    ASSERT_CONTAINS(p, "graph t1\nbuffers 0 64\ndevices cpu:0 cpu:0\nalloc o mem_id=1 obj=0 offset=0 ");
+    verdict v = verify_text(g, p);
+    cr_assert_eq(v.rc, MP_OK, "%s\n%s", v.text, p);
+    mp_xfree(p);
+    mp_xfree(g);
+}
+
 Test(verify, rule6_devices) {
     char *p = valid_plan(DEVS, true);
     cr_assert(strstr(p, "devices cpu:0 cpu:0 cuda:0 cuda:1"));
