@@ -37,8 +37,9 @@ static void csv_rows(const mp_graphdef *g, const mp_graph_plan *gp, const int32_
                      bool per_device, mp_buf *out) {
     int64_t *lo = mp_xmalloc((g->n_tensors + 1) * sizeof *lo), *hi = mp_xmalloc((g->n_tensors + 1) * sizeof *hi);
     int32_t *fam = mp_xmalloc((g->n_tensors + 1) * sizeof *fam);
+    int32_t *roots = mp_inplace_roots(g, per_device);
     for (uint32_t t = 0; t < g->n_tensors; t++) { /* a family's root: its base's alloc when planned here */
-        int32_t r = mp_inplace_root(g, (int32_t)t, per_device);
+        int32_t r = roots[t];
         fam[t] = r >= 0 && at[r] >= 0 && gp->allocs[at[r]].mem_id == buffer ? r : (int32_t)t;
         lo[t] = INT64_MAX, hi[t] = INT64_MIN;
     }
@@ -60,6 +61,7 @@ static void csv_rows(const mp_graphdef *g, const mp_graph_plan *gp, const int32_
     mp_xfree(lo);
     mp_xfree(hi);
     mp_xfree(fam);
+    mp_xfree(roots);
 }
 
 

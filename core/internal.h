@@ -220,16 +220,16 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
 int32_t mp_table_find(const mp_table *t, mp_device d); /* slot, or -1 */
 /* Global buffer index of a planned tensor, -1 if its device is absent. */
 int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *x);
-/* The pool a planned tensor lives in (its mem_id, 1 when none): an
- * in-place tensor lives in its base's, whatever its own mem_id says, as
- * ExecuTorch resolves it; the end of the in-place chain (through views)
- * decides.  A cycle (which the planners refuse) gives the tensor's own. */
-uint32_t mp_pool_of(const mp_graphdef *g, int32_t t, bool per_device);
 /* The end of t's in-place chain (through views): t itself when it is no
  * in-place tensor, -1 when the chain is a cycle.  With per_device, the
  * chain ends at a tensor whose base is on another device (see
  * mp_inplace_cut). */
 int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device);
+/* mp_inplace_root of every tensor of g, in linear time (caller frees).
+ * The pool a planned tensor lives in is its root's mem_id (1 when none): an
+ * in-place tensor lives in its base's, whatever its own mem_id says, as
+ * ExecuTorch resolves it; a cycle (refused by the planners) its own. */
+int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device);
 /* Repaired per-device planning: an in-place tensor whose base (through
  * views) is on another device cannot share the base's bytes (they are in
  * another device's buffer); it is planned as an allocation of its own. */

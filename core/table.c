@@ -21,40 +21,54 @@ uint8_t *mp_map_bodies(const mp_program *p, const bool *reach) {
     return m;
 }
 
+/* Binary search: the slots are sorted by mp_device_cmp (invariant of
+ * mp_table_build), so a program with 10^5 devices stays n log n. */
 int32_t mp_table_find(const mp_table *t, mp_device d) {
-    for (uint32_t k = 0; k < t->n; k++)
-        if (mp_device_eq(t->slots[k].dev, d)) return (int32_t)k;
+    uint32_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = mp_device_cmp(t->slots[mid].dev, d);
+        if (c == 0) return (int32_t)mid;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
     return -1;
 }
 
-static void reg(mp_table *t, mp_device d, uint32_t pool) {
-    int32_t k = mp_table_find(t, d);
-    if (k < 0) {
-        t->slots = mp_xrealloc(t->slots, (t->n + 1) * sizeof *t->slots);
-        k = (int32_t)t->n++;
-        t->slots[k] = (mp_slot){d, 0, 0};
-    }
-    if (pool > t->slots[k].pools) t->slots[k].pools = pool;
+static int cmp_slot(const void *a, const void *b) {
+    const mp_slot *x = a, *y = b;
+    int c = mp_device_cmp(x->dev, y->dev);
+    return c ? c : (x->pools > y->pools) - (x->pools < y->pools);
 }
 
+/* Every (device, pool) some reachable graph plans, then sorted and merged:
+ * a device's slot has its largest pool. */
 void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const bool *reach,
                     const uint8_t *map_body, const mp_life *const *lives) {
-    t->slots = NULL;
-    t->n = 0;
+    mp_slot *all = NULL;
+    size_t n = 0, cap = 0;
     for (uint32_t gi = 0; gi < p->n_graphs; gi++) {
         if (!reach[gi]) continue;
         const mp_graphdef *g = &p->graphs[gi];
         mp_alloc_flags f = mp_context_flags(o, gi, map_body);
+        int32_t *roots = mp_inplace_roots(g, o->per_device);
         for (uint32_t i = 0; i < g->n_tensors; i++)
-            if (mp_life_is_planned(g, lives[gi], (int32_t)i, f))
-                reg(t, o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, (int32_t)i, o->per_device));
+            if (mp_life_is_planned(g, lives[gi], (int32_t)i, f)) {
+                const mp_tensor *x = &g->tensors[roots[i] < 0 ? (int32_t)i : roots[i]];
+                mp_slot s = {o->per_device ? g->tensors[i].device : CPU0, x->mem_id ? x->mem_id : 1, 0};
+                MP_VEC_PUSH(all, n, cap, s);
+            }
+        mp_xfree(roots);
     }
-    for (uint32_t a = 1; a < t->n; a++)
-        for (uint32_t b = a; b > 0 && mp_device_cmp(t->slots[b].dev, t->slots[b - 1].dev) < 0; b--) {
-            mp_slot tmp = t->slots[b];
-            t->slots[b] = t->slots[b - 1];
-            t->slots[b - 1] = tmp;
-        }
+    if (n) qsort(all, n, sizeof *all, cmp_slot);
+    t->slots = NULL;
+    t->n = 0;
+    for (size_t k = 0; k < n; k++) { /* the last of a device's run has its largest pool */
+        if (k + 1 < n && mp_device_eq(all[k].dev, all[k + 1].dev)) continue;
+        t->slots = mp_xrealloc(t->slots, (t->n + 1) * sizeof *t->slots);
+        t->slots[t->n++] = all[k];
+    }
+    mp_xfree(all);
     uint32_t base = 1;
     for (uint32_t k = 0; k < t->n; k++) {
         t->slots[k].base = base;
@@ -73,6 +87,35 @@ bool mp_inplace_cut(const mp_graphdef *g, int32_t t, bool per_device) {
     return per_device && b >= 0 && !mp_device_eq(g->tensors[g->tensors[b].root].device, g->tensors[t].device);
 }
 
+/* Every tensor's chain end at once: each chain is walked once, its members
+ * then take the end found (-1 for a cycle), so a chain of n in-place
+ * tensors costs O(n), not O(n^2). */
+int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device) {
+    uint32_t n = g->n_tensors;
+    int32_t *root = mp_xmalloc((n + 1) * sizeof *root);
+    int32_t *path = mp_xmalloc((n + 1) * sizeof *path);
+    uint8_t *state = mp_xcalloc(n + 1, 1); /* 0 new, 1 on the current walk, 2 done */
+    for (uint32_t t0 = 0; t0 < n; t0++) {
+        uint32_t len = 0;
+        int32_t r = (int32_t)t0, end;
+        while (state[r] == 0) {
+            state[r] = 1;
+            path[len++] = r;
+            if (g->tensors[r].inplace_base < 0 || mp_inplace_cut(g, r, per_device)) break;
+            r = g->tensors[g->tensors[r].inplace_base].root;
+        }
+        if (state[r] == 2) end = root[r];       /* joined a chain already done */
+        else if (path[len - 1] == r && state[r] == 1 && (g->tensors[r].inplace_base < 0 ||
+                                                         mp_inplace_cut(g, r, per_device)))
+            end = r;                            /* the chain ends here */
+        else end = -1;                          /* came back to the walk: a cycle */
+        for (uint32_t k = 0; k < len; k++) root[path[k]] = end, state[path[k]] = 2;
+    }
+    mp_xfree(path);
+    mp_xfree(state);
+    return root;
+}
+
 int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device) {
     int32_t r = t;
     for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0 && !mp_inplace_cut(g, r, per_device); steps++) {
@@ -80,12 +123,6 @@ int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device) {
         r = g->tensors[g->tensors[r].inplace_base].root;
     }
     return r;
-}
-
-uint32_t mp_pool_of(const mp_graphdef *g, int32_t t, bool per_device) {
-    int32_t r = mp_inplace_root(g, t, per_device);
-    const mp_tensor *x = &g->tensors[r < 0 ? t : r];
-    return x->mem_id ? x->mem_id : 1;
 }
 
 void mp_table_free(mp_table *t) {

@@ -102,12 +102,11 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
 static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, bool *own) {
     const ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    int32_t *slot = mp_xmalloc((g->n_tensors + 1) * sizeof *slot);
-    for (uint32_t t = 0; t < g->n_tensors; t++) slot[t] = -1;
+    int32_t *slot = G->slot; /* -1 everywhere between calls */
+    uint32_t from = b < G->n_own_buf ? G->buf_start[b] : 0, to = b < G->n_own_buf ? G->buf_start[b + 1] : 0;
     *own = false;
-    for (uint32_t i = 0; i < G->n_specs; i++) { /* one item per family */
-        int32_t t = G->specs[i], r = G->family[t];
-        if ((uint32_t)G->bidx[t] != b) continue;
+    for (uint32_t k = from; k < to; k++) { /* one item per family */
+        int32_t t = (int32_t)G->buf_specs[k], r = G->family[t];
         *own = true;
         /* an operand a cond result aliases keeps its bytes as long (D14) */
         int32_t s0 = G->life.start[t], e0 = G->keep.tensor_end[t];
@@ -119,9 +118,10 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
         if (s0 < it->start) it->start = s0;
         if (e0 > it->end) it->end = e0;
     }
-    mp_xfree(slot);
+    for (uint32_t k = from; k < to; k++) slot[G->family[G->buf_specs[k]]] = -1;
     uint64_t reserve = 0;
-    for (uint32_t i = 0; i < g->n_nodes; i++) {
+    for (uint32_t j = 0; j < G->n_cf; j++) {
+        uint32_t i = G->cf_nodes[j];
         uint64_t need = node_need(c, &g->nodes[i], b, false);
         if (!need) continue;
         /* a cond's results live in its branches' memory until their last
@@ -168,9 +168,9 @@ static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *i
             G->block[node][b] = iv->v[k].offset;
         }
     }
-    for (uint32_t i = 0; i < G->n_specs; i++) {
-        int32_t t = G->specs[i];
-        if ((uint32_t)G->bidx[t] == b) G->loff[t] = G->loff[G->family[t]];
+    for (uint32_t k = b < G->n_own_buf ? G->buf_start[b] : 0; b < G->n_own_buf && k < G->buf_start[b + 1]; k++) {
+        uint32_t t = G->buf_specs[k];
+        G->loff[t] = G->loff[G->family[t]];
     }
 }
 
@@ -219,8 +219,8 @@ void mp_opt_exact_status(octx *c) {
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    /* at most one item per planned tensor and one per node */
-    size_t most = (size_t)G->n_specs + g->n_nodes + 2;
+    /* at most one item per planned tensor of b and one per control-flow node */
+    size_t most = (b < G->n_own_buf ? G->buf_start[b + 1] - G->buf_start[b] : 0) + G->n_cf + 2;
     itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
     bool own;
     collect_items(c, gi, b, &iv, &own);
@@ -282,8 +282,9 @@ static int refine(octx *c, uint32_t gi, uint32_t b) {
     int rc = layout_buffer(c, gi, b, false, hot);
     for (int round = 0; rc == MP_OK && round < REFINE_ROUNDS && G->local[b] > G->hlb[b]; round++) {
         bool tight = G->local[b] == G->lb[b], shrunk = false;
-        for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++)
+        for (uint32_t j = 0; j < G->n_cf && rc == MP_OK; j++)
             for (int s = 0; s < 2 && rc == MP_OK; s++) {
+                uint32_t i = G->cf_nodes[j];
                 int32_t sg = g->nodes[i].sub[s];
                 if (sg < 0 || (tight && !item_hot(G, hot, i)) || b >= c->g[sg].n_buf) continue;
                 ograph *S = &c->g[sg];

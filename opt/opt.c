@@ -46,16 +46,43 @@ static int check_inplace(octx *c, uint32_t gi) {
                               "base '%s' (%llu)", x->name, (unsigned long long)G->asize[t],
                               g->tensors[b].name, (unsigned long long)G->asize[b]);
     }
-    for (uint32_t i = 0; i < G->n_specs; i++) { /* follow chains to their roots */
-        int32_t t = G->specs[i], r = mp_inplace_root(g, t, c->o->per_device);
-        if (r < 0)
+    int32_t *roots = mp_inplace_roots(g, c->o->per_device); /* chains to their roots */
+    for (uint32_t i = 0; i < G->n_specs; i++) {
+        int32_t t = G->specs[i], r = roots[t];
+        if (r < 0) {
+            mp_xfree(roots);
             return mp_err_set(c->err, MP_EPLAN,
                               "in-place tensor '%s': its base '%s' is not planned here, "
                               "or the in-place chain is a cycle", g->tensors[t].name,
                               g->tensors[g->tensors[t].inplace_base].name);
+        }
         G->family[t] = r;
     }
+    mp_xfree(roots);
     return MP_OK;
+}
+
+/* The specs of each buffer (a counting sort, spec order kept within a
+ * buffer) and the nodes that run sub-graphs. */
+static void index_graph(ograph *G, const mp_graphdef *g) {
+    uint32_t nb = 0;
+    for (uint32_t i = 0; i < G->n_specs; i++)
+        if ((uint32_t)G->bidx[G->specs[i]] + 1 > nb) nb = (uint32_t)G->bidx[G->specs[i]] + 1;
+    G->n_own_buf = nb;
+    G->buf_start = mp_xcalloc(nb + 2, sizeof *G->buf_start);
+    G->buf_specs = mp_xmalloc((G->n_specs + 1) * sizeof *G->buf_specs);
+    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_start[G->bidx[G->specs[i]] + 1]++;
+    for (uint32_t b = 0; b < nb; b++) G->buf_start[b + 1] += G->buf_start[b];
+    uint32_t *fill = mp_xmalloc((nb + 1) * sizeof *fill);
+    memcpy(fill, G->buf_start, (nb + 1) * sizeof *fill);
+    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_specs[fill[G->bidx[G->specs[i]]]++] = G->specs[i];
+    mp_xfree(fill);
+    G->cf_nodes = mp_xmalloc((g->n_nodes + 1) * sizeof *G->cf_nodes);
+    G->n_cf = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].sub[0] >= 0) G->cf_nodes[G->n_cf++] = i;
+    G->slot = mp_xmalloc((g->n_tensors + 1) * sizeof *G->slot);
+    for (uint32_t t = 0; t < g->n_tensors; t++) G->slot[t] = -1;
 }
 
 static int prepare(octx *c, uint32_t gi) {
@@ -83,6 +110,7 @@ static int prepare(octx *c, uint32_t gi) {
         int32_t t = G->specs[i];
         G->bidx[t] = G->bidx[G->family[t]]; /* an in-place tensor lives in its base's pool */
     }
+    if (rc == MP_OK) index_graph(G, g);
     return rc;
 }
 
@@ -134,10 +162,16 @@ static int32_t *postorder(const octx *c, uint32_t *count, uint32_t *depth) {
 
 /* -------------------------------------------------------------- output */
 
+/* The device of global buffer b: the slot whose pools hold it (slots'
+ * bases increase, so a binary search). */
 static mp_device device_of(const octx *c, uint32_t b) {
-    for (uint32_t k = 0; k < c->table.n; k++) {
-        const mp_slot *s = &c->table.slots[k];
-        if (b >= s->base && b < s->base + s->pools) return s->dev;
+    uint32_t lo = 0, hi = c->table.n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const mp_slot *s = &c->table.slots[mid];
+        if (b < s->base) hi = mid;
+        else if (b >= s->base + s->pools) lo = mid + 1;
+        else return s->dev;
     }
     return (mp_device){MP_DEV_CPU, 0};
 }
@@ -206,6 +240,10 @@ static void free_ctx(octx *c) {
         for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++)
             if (G->block[i]) mp_xfree(G->block[i]); /* few nodes have one */
         mp_xfree(G->block);
+        mp_xfree(G->buf_start);
+        mp_xfree(G->buf_specs);
+        mp_xfree(G->cf_nodes);
+        mp_xfree(G->slot);
     }
     mp_xfree(c->g);
     mp_xfree(c->reach);

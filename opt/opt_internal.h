@@ -27,6 +27,12 @@ typedef struct ograph {
     uint32_t n_buf;
     bool xnnpack;     /* a delegate to XNNPACK: its buffers get 64 bytes of padding */
     uint64_t **block; /* per node: per buffer offset of its sub-graph item */
+    /* specs by buffer (buf_specs[buf_start[b] .. buf_start[b + 1]), b below
+     * n_own_buf) and the nodes that run sub-graphs: a buffer's layout then
+     * costs what it holds, not the graph's size (10^5 devices) */
+    uint32_t *buf_start, *buf_specs, n_own_buf;
+    uint32_t *cf_nodes, n_cf;
+    int32_t *slot;    /* scratch per tensor, -1 between uses */
 } ograph;
 
 /* The whole program being planned. */

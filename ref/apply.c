@@ -19,6 +19,7 @@ typedef struct gstate {
     bool life_done;
     mp_life life;
     mp_escape keep; /* repaired mode: how long bytes must survive (D14) */
+    int32_t *pos;   /* per tensor, -1: the greedy's scratch (ref_part.pos) */
     uint8_t *realigned, *planned;
     uint64_t *mem_id, *obj, *offset, *size;
     uint64_t *bufs;
@@ -76,6 +77,8 @@ static gstate *state_of(run *R, int32_t gi) {
         S->obj = mp_xcalloc(n, sizeof(uint64_t));
         S->offset = mp_xcalloc(n, sizeof(uint64_t));
         S->size = mp_xcalloc(n, sizeof(uint64_t));
+        S->pos = mp_xmalloc(n * sizeof *S->pos);
+        for (uint32_t t = 0; t < n; t++) S->pos[t] = -1;
         S->life_done = true;
     }
     return S;
@@ -195,7 +198,7 @@ static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
     ref_part p = {g, specs, n, S->life.start, end, input, n_input,
                   greedy && mp_graph_has_xnnpack(g) ? 64 : 0, R->o->alignment,
                   R->o->et_exact, S->realigned, R->o->per_device && !R->o->et_exact,
-                  R->o->et_exact ? R->o->et_upstream : 0};
+                  R->o->et_exact ? R->o->et_upstream : 0, S->pos};
     int rc = greedy ? mp_ref_greedy(&p, res, R->err) : mp_ref_naive(&p, res, R->err);
     if (rc) return rc;
     for (uint32_t i = 0; i < n; i++) {
@@ -217,6 +220,17 @@ static void out_append(u64vec *out, mp_device **devs, uint64_t v, mp_device d) {
     out->n++;
 }
 
+typedef struct device_pos {
+    mp_device dev;
+    uint32_t pos;
+} device_pos;
+
+static int cmp_device_pos(const void *a, const void *b) {
+    const device_pos *x = a, *y = b;
+    int c = mp_device_cmp(x->dev, y->dev);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 /* ExecuTorch's partition loop (and the single CPU partition without
  * --per-device): CPU:0 first with the reservation, then the other devices
  * in order, each appending its buffers. */
@@ -224,36 +238,25 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
                          uint32_t n, const u64vec *merged, u64vec *out,
                          mp_device **devs) {
     const mp_graphdef *g = &R->prog->graphs[gi];
-    mp_device *keys = mp_xmalloc((n + 1) * sizeof *keys);
-    uint32_t nk = 0;
-    if (!per_dev) keys[nk++] = CPU0;
-    else
-        for (uint32_t i = 0; i < n; i++) {
-            mp_device d = g->tensors[specs[i]].device;
-            uint32_t k = 0;
-            while (k < nk && !mp_device_eq(keys[k], d)) k++;
-            if (k == nk) keys[nk++] = d;
-        }
-    for (uint32_t a = 1; a < nk; a++) /* insertion sort: few devices */
-        for (uint32_t b = a; b > 0 && mp_device_cmp(keys[b], keys[b - 1]) < 0; b--) {
-            mp_device tmp = keys[b];
-            keys[b] = keys[b - 1];
-            keys[b - 1] = tmp;
-        }
+    /* specs sorted by (device in ExecuTorch's order, position): each run is
+     * a partition, in spec order (n log n with 10^5 devices) */
+    device_pos *by = mp_xmalloc((n + 1) * sizeof *by);
+    for (uint32_t i = 0; i < n; i++) by[i] = (device_pos){per_dev ? g->tensors[specs[i]].device : CPU0, i};
+    if (n) qsort(by, n, sizeof *by, cmp_device_pos);
     int32_t *part = mp_xmalloc((n + 1) * sizeof *part);
     out_append(out, devs, 0, CPU0);
     int rc = MP_OK;
-    for (uint32_t k = 0; k < nk && rc == MP_OK; k++) {
+    for (uint32_t at = 0; (at < n || (at == 0 && !per_dev)) && rc == MP_OK;) {
+        mp_device key = n ? by[at].dev : CPU0;
         uint32_t np = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (!per_dev || mp_device_eq(g->tensors[specs[i]].device, keys[k]))
-                part[np++] = specs[i];
-        bool cpu = mp_device_eq(keys[k], CPU0);
+        for (; at < n && mp_device_eq(by[at].dev, key); at++) part[np++] = specs[by[at].pos];
+        if (!n) at = 1; /* without --per-device the CPU partition runs even when empty */
+        bool cpu = mp_device_eq(key, CPU0);
         ref_result res;
         rc = run_partition(R, gi, part, np, cpu ? merged->v : NULL,
                            cpu ? merged->n : 0, out->n, &res);
         for (uint32_t b = 1; rc == MP_OK && b < res.n_bufs; b++)
-            out_append(out, devs, res.bufs[b], per_dev ? keys[k] : CPU0);
+            out_append(out, devs, res.bufs[b], per_dev ? key : CPU0);
         mp_ref_result_free(&res);
     }
     if (rc == MP_OK && out->n < 2) out_append(out, devs, 0, CPU0);
@@ -265,8 +268,49 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
     if (R->o->et_exact && !non_cpu_type)
         for (uint32_t i = 0; rc == MP_OK && i < out->n; i++) (*devs)[i] = CPU0;
     mp_xfree(part);
-    mp_xfree(keys);
+    mp_xfree(by);
     return rc;
+}
+
+/* Repair D2, D7: with --per-device every graph is planned per device into
+ * one program-wide buffer table, so a device's buffer has the same index in
+ * every graph and every device partition gets its own reservation. */
+/* Specs grouped by their buffer-table slot, in spec order within a slot
+ * (the order greedy's ties depend on): sorting (slot, position) pairs keeps
+ * a program with many devices n log n. */
+typedef struct slotted {
+    uint32_t slot, pos;
+} slotted;
+
+static int cmp_slotted(const void *a, const void *b) {
+    const slotted *x = a, *y = b;
+    if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Each spec's slot, sorted; *len: the buffers the graph needs. */
+static slotted *slot_specs(run *R, const mp_graphdef *g, const int32_t *specs, uint32_t n,
+                           uint32_t *len) {
+    slotted *by = mp_xmalloc((n + 1) * sizeof *by);
+    int32_t *roots = mp_inplace_roots(g, true);
+    for (uint32_t i = 0; i < n; i++) {
+        const mp_tensor *t = &g->tensors[specs[i]];
+        int32_t k = mp_table_find(&R->table, t->device);
+        if (k < 0) { /* mp_table_build registers every planned tensor */
+            mp_err_set(R->err, MP_EPLAN, "internal: device of '%s' missing from the buffer table",
+                       t->name);
+            mp_xfree(roots);
+            mp_xfree(by);
+            return NULL;
+        }
+        const mp_tensor *r = &g->tensors[roots[specs[i]] < 0 ? specs[i] : roots[specs[i]]];
+        uint32_t idx = R->table.slots[k].base + (r->mem_id ? r->mem_id : 1) - 1;
+        if (idx + 1 > *len) *len = idx + 1;
+        by[i] = (slotted){(uint32_t)k, i};
+    }
+    mp_xfree(roots);
+    if (n) qsort(by, n, sizeof *by, cmp_slotted);
+    return by;
 }
 
 /* Repair D2, D7: with --per-device every graph is planned per device into
@@ -276,28 +320,19 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
                             const u64vec *merged, u64vec *out, mp_device **devs) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     uint32_t len = merged->n > 2 ? merged->n : 2;
-    for (uint32_t i = 0; i < n; i++) {
-        const mp_tensor *t = &g->tensors[specs[i]];
-        int32_t k = mp_table_find(&R->table, t->device);
-        if (k < 0) /* mp_table_build registers every planned tensor */
-            return mp_err_set(R->err, MP_EPLAN, "internal: device of '%s' missing "
-                              "from the buffer table", t->name);
-        const mp_slot *d = &R->table.slots[k];
-        uint32_t idx = d->base + mp_pool_of(g, specs[i], true) - 1;
-        if (idx + 1 > len) len = idx + 1;
-    }
+    slotted *by = slot_specs(R, g, specs, n, &len);
+    if (!by) return MP_EPLAN;
     for (uint32_t i = 0; i < len; i++) out_append(out, devs, i < merged->n ? merged->v[i] : 0, CPU0);
     out->v[0] = 0;
     int32_t *part = mp_xmalloc((n + 1) * sizeof *part);
     uint64_t *input = NULL;
     int rc = MP_OK;
-    for (uint32_t k = 0; k < R->table.n && rc == MP_OK; k++) {
+    for (uint32_t k = 0, at = 0; k < R->table.n && rc == MP_OK; k++) {
         const mp_slot *d = &R->table.slots[k];
         for (uint32_t j = 0; j < d->pools && d->base + j < len; j++)
             (*devs)[d->base + j] = d->dev;
         uint32_t np = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (mp_device_eq(g->tensors[specs[i]].device, d->dev)) part[np++] = specs[i];
+        for (; at < n && by[at].slot == k; at++) part[np++] = specs[by[at].pos];
         if (!np) continue; /* its buffers keep the reservation */
         input = mp_xrealloc(input, (d->pools + 1) * sizeof *input);
         input[0] = 0;
@@ -311,6 +346,7 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
     }
     mp_xfree(input);
     mp_xfree(part);
+    mp_xfree(by);
     return rc;
 }
 
@@ -418,6 +454,7 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
         mp_xfree(S->obj);
         mp_xfree(S->offset);
         mp_xfree(S->size);
+        mp_xfree(S->pos);
         mp_xfree(S->bufs);
         mp_xfree(S->devs);
     }

@@ -33,6 +33,7 @@ typedef struct gctx {
     uint32_t *pool;
     int32_t *ls, *le;     /* effective lifetimes used for placement */
     int32_t *base;        /* in-place: position of the base's root, -1 */
+    uint32_t *fam;        /* position of the end of its in-place chain */
     int32_t *obj_of;      /* sobj index per position, -1 */
     uint64_t *off_in_obj;
     sobj *objs;
@@ -232,34 +233,61 @@ static int totals(gctx *c, ref_result *r) {
     return MP_OK;
 }
 
-/* Family root of position i: follow in-place bases to a non-in-place spec. */
-static uint32_t family(const gctx *c, uint32_t i) {
-    for (uint32_t steps = 0; c->base[i] >= 0 && steps <= c->n; steps++)
-        i = (uint32_t)c->base[i];
-    return i;
+/* Family root of position i: the end of its chain of in-place bases
+ * (computed once by families()). */
+static uint32_t family(const gctx *c, uint32_t i) { return c->fam[i]; }
+
+/* Every position's chain end, each chain walked once (a chain of n
+ * in-place tensors costs O(n), not O(n^2) as a walk per member would).
+ * A cycle, which resolve_inplace refuses, ends where the walk comes back. */
+static void families(gctx *c) {
+    uint32_t *path = mp_xmalloc((c->n + 1) * sizeof *path);
+    uint8_t *state = mp_xcalloc(c->n + 1, 1); /* 0 new, 1 on this walk, 2 done */
+    for (uint32_t i0 = 0; i0 < c->n; i0++) {
+        uint32_t len = 0, i = i0;
+        while (state[i] == 0) {
+            state[i] = 1;
+            path[len++] = i;
+            if (c->base[i] < 0) break;
+            i = (uint32_t)c->base[i];
+        }
+        uint32_t end = state[i] == 2 ? c->fam[i] : i;
+        for (uint32_t k = 0; k < len; k++) c->fam[path[k]] = end, state[path[k]] = 2;
+    }
+    mp_xfree(path);
+    mp_xfree(state);
 }
 
 /* Repair D5: does an in-place spec, at its base's offset, share bytes with a
- * live tensor of another in-place family?  Marks both families. */
-static bool find_conflicts(const gctx *c, const ref_result *r, uint8_t *mark) {
-    bool any = false;
-    for (uint32_t i = 0; i < c->n; i++) {
+ * live tensor of another in-place family?  Marks both families.  In the
+ * repaired mode an in-place spec lies inside its base, so inside its base's
+ * object, and objects share no byte: only an object's own allocations can
+ * conflict, and only in an object with two families. */
+static bool object_conflicts(const gctx *c, const ref_result *r, const sobj *o, uint8_t *mark) {
+    bool mixed = false, any = false;
+    for (uint32_t k = 1; k < o->n && !mixed; k++) mixed = family(c, o->allocs[k]) != family(c, o->allocs[0]);
+    for (uint32_t a = 0; mixed && a < o->n; a++) {
+        uint32_t i = o->allocs[a];
         if (c->base[i] < 0 || r->size[i] == 0) continue;
         uint32_t fi = family(c, i);
         int32_t s = c->p->life_start[c->p->specs[i]], e = c->p->life_end[c->p->specs[i]];
-        for (uint32_t j = 0; j < c->n; j++) {
-            if (j == i || r->pool[j] != r->pool[i] || r->size[j] == 0) continue;
-            uint32_t fj = family(c, j);
-            if (fj == fi) continue;
+        for (uint32_t b = 0; b < o->n; b++) {
+            uint32_t j = o->allocs[b], fj = family(c, j);
+            if (j == i || r->size[j] == 0 || fj == fi) continue;
             int32_t t = c->p->specs[j];
             if (!overlap(s, e, c->p->life_start[t], c->p->life_end[t])) continue;
-            if (r->offset[i] < r->offset[j] + r->size[j] &&
-                r->offset[j] < r->offset[i] + r->size[i]) {
+            if (r->offset[i] < r->offset[j] + r->size[j] && r->offset[j] < r->offset[i] + r->size[i]) {
                 mark[fi] = mark[fj] = 1;
                 any = true;
             }
         }
     }
+    return any;
+}
+
+static bool find_conflicts(const gctx *c, const ref_result *r, uint8_t *mark) {
+    bool any = false;
+    for (uint32_t k = 0; k < c->n_objs; k++) any |= object_conflicts(c, r, &c->objs[k], mark);
     return any;
 }
 
@@ -299,6 +327,7 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
     c->ls = mp_xmalloc((n + 1) * sizeof *c->ls);
     c->le = mp_xmalloc((n + 1) * sizeof *c->le);
     c->base = mp_xmalloc((n + 1) * sizeof *c->base);
+    c->fam = mp_xmalloc((n + 1) * sizeof *c->fam);
     c->obj_of = mp_xmalloc((n + 1) * sizeof *c->obj_of);
     c->off_in_obj = mp_xcalloc(n + 1, sizeof *c->off_in_obj);
     c->max_pool = 1;
@@ -311,8 +340,7 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
     c->pool_n = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_n);
     c->pool_cap = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_cap);
     /* position of each tensor in this partition, to find in-place bases */
-    int32_t *pos = mp_xmalloc((p->g->n_tensors + 1) * sizeof *pos);
-    for (uint32_t t = 0; t < p->g->n_tensors; t++) pos[t] = -1;
+    int32_t *pos = p->pos;
     for (uint32_t i = 0; i < n; i++) pos[p->specs[i]] = (int32_t)i;
     for (uint32_t i = 0; i < n; i++) {
         const mp_tensor *t = &p->g->tensors[p->specs[i]];
@@ -322,7 +350,8 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
         c->le[i] = p->life_end[p->specs[i]];
         c->obj_of[i] = -1;
     }
-    mp_xfree(pos);
+    for (uint32_t i = 0; i < n; i++) pos[p->specs[i]] = -1;
+    families(c);
     if (p->upstream & MP_UPSTREAM_21840) /* a base lives as long as every dependant */
         for (uint32_t i = 0; i < n; i++) {
             uint32_t r = family(c, i);
@@ -344,6 +373,7 @@ static void teardown(gctx *c) {
     mp_xfree(c->ls);
     mp_xfree(c->le);
     mp_xfree(c->base);
+    mp_xfree(c->fam);
     mp_xfree(c->obj_of);
     mp_xfree(c->off_in_obj);
 }

@@ -24,6 +24,8 @@ typedef struct ref_part {
     uint8_t *realigned; /* per tensor: spec.alignment already set to A */
     bool cut; /* repaired --per-device: in-place across devices is its own allocation */
     uint32_t upstream; /* et: MP_UPSTREAM_* fixes applied */
+    int32_t *pos;      /* per tensor scratch, -1 on entry and on return: a partition
+                        * of a graph with many costs its own size, not the graph's */
 } ref_part;
 
 typedef struct ref_result {

@@ -407,3 +407,47 @@ Test(ref, bad_alignment_is_refused) {
     cr_assert_eq(err.code, MP_EFORMAT);
     mp_program_free(p);
 }
+
+/* mp_inplace_roots (one walk per chain) gives what mp_inplace_root (one
+ * walk per tensor) gives: chains through views, cycles and chains into a
+ * cycle (-1), and --per-device cuts across devices. */
+Test(ref, inplace_roots_in_one_pass_match_the_walks) {
+    static const char text[] = HDR
+        "graph main\n"
+        "tensor a 16\ntensor b 16 inplace=a\ntensor v 16 view=b\ntensor c 16 inplace=v\n"
+        "tensor x 16 inplace=y\ntensor y 16 inplace=x\ntensor z 16 inplace=x\n"
+        "tensor d 16 device=cuda:0 inplace=c\ntensor e 16 device=cuda:0 inplace=d\n"
+        "node placeholder out=a\nnode call in=a out=b,v\nnode call in=v out=c,x,y,z,d,e\n"
+        "node output in=c,z,e\nend\n";
+    mp_program *p = must_parse(text);
+    for (int per_device = 0; per_device < 2; per_device++) {
+        const mp_graphdef *g = &p->graphs[0];
+        int32_t *roots = mp_inplace_roots(g, per_device);
+        for (uint32_t t = 0; t < g->n_tensors; t++)
+            cr_assert_eq(roots[t], mp_inplace_root(g, (int32_t)t, per_device), "%s (per_device %d)",
+                         g->tensors[t].name, per_device);
+        mp_xfree(roots);
+    }
+    const mp_graphdef *g = &p->graphs[0];
+    int32_t *roots = mp_inplace_roots(g, true);
+    cr_assert_eq(roots[mp_tensor_find(g, "c")], mp_tensor_find(g, "a"));
+    cr_assert_eq(roots[mp_tensor_find(g, "z")], -1, "a chain into a cycle");
+    cr_assert_eq(roots[mp_tensor_find(g, "e")], mp_tensor_find(g, "d"), "cut at the device change");
+    mp_xfree(roots);
+    for (uint64_t seed = 1; seed <= 20; seed++) { /* and on generated programs */
+        mp_gen_options o;
+        mp_gen_options_default(&o);
+        o.seed = seed;
+        o.tensors = 300;
+        mp_program *q = generated_program(&o);
+        for (uint32_t gi = 0; gi < q->n_graphs; gi++) {
+            const mp_graphdef *h = &q->graphs[gi];
+            int32_t *r = mp_inplace_roots(h, seed & 1);
+            for (uint32_t t = 0; t < h->n_tensors; t++)
+                cr_assert_eq(r[t], mp_inplace_root(h, (int32_t)t, seed & 1));
+            mp_xfree(r);
+        }
+        mp_program_free(q);
+    }
+    mp_program_free(p);
+}
