@@ -4,6 +4,9 @@
 #   make fuzz-afl TARGET=parse SECONDS=60 JOBS=2
 #                                            AFL++ campaign (main, secondaries,
 #                                            one CMPLOG), summary, recorded
+#   make fuzz-campaign HOURS=2               every target, libFuzzer and AFL++
+#                                            side by side, merged into corpus/,
+#                                            crashes grouped by signature
 #   make fuzz-merge TARGET=parse             minimize the grown corpus back
 #                                            into corpus/TARGET (-merge=1)
 #   make fuzz-seeds                          raw seeds into the working corpora
@@ -78,7 +81,7 @@ $(eval $(call FUZZ_CONFIG,cov,$(FUZZ_CC),-O0 -g -fprofile-instr-generate -fcover
 .SECONDARY: $(foreach c,libfuzzer afl cmplog cov,$(FZ)/$(c)/obj/fuzz/brute.o $(FZ)/$(c)/obj/fuzz/replay.o \
   $(FUZZ_TARGETS:%=$(FZ)/$(c)/obj/fuzz/fuzz_%.o))
 
-.PHONY: fuzz fuzz-afl fuzz-merge fuzz-seeds fuzz-ci fuzz-coverage fuzz-build fuzz-check-target
+.PHONY: fuzz fuzz-afl fuzz-merge fuzz-seeds fuzz-ci fuzz-coverage fuzz-build fuzz-check-target fuzz-campaign
 TARGET ?= parse
 SECONDS ?= 60
 JOBS ?= 2
@@ -98,6 +101,10 @@ fuzz: fuzz-check-target $(FZ)/libfuzzer/fuzz-$(TARGET) $(B)/memplan
 fuzz-afl: fuzz-check-target $(FZ)/afl/fuzz-$(TARGET) $(FZ)/cmplog/fuzz-$(TARGET) $(B)/memplan
 	sh fuzz/run-afl.sh $(TARGET) $(SECONDS) $(JOBS) $(FZ)/afl/fuzz-$(TARGET) \
 	  $(FZ)/cmplog/fuzz-$(TARGET) $(DB) $(B)/memplan
+
+fuzz-campaign:
+	@test -n "$(HOURS)" || { echo "usage: make fuzz-campaign HOURS=N" >&2; exit 2; }
+	sh fuzz/campaign.sh $(HOURS)
 
 fuzz-merge: fuzz-check-target $(FZ)/libfuzzer/fuzz-$(TARGET)
 	sh fuzz/merge.sh $(TARGET) $(FZ)/libfuzzer/fuzz-$(TARGET)
