@@ -25,7 +25,11 @@ static const char GEN_HELP[] =
     "                    cpu,cuda:0,cuda:1\n"
     "  --profile NAME    mixed (every feature, default), chain (ResNet-like),\n"
     "                    wide (Inception-like), encdec (U-Net-like),\n"
-    "                    transformer\n"
+    "                    transformer; adversarial shapes: inplace-chain,\n"
+    "                    view-chain, many-devices (one device per output),\n"
+    "                    many-pools, wide-node (every tensor out of one node),\n"
+    "                    many-conds (each result the next cond's operand),\n"
+    "                    deep (conds nested to the planners' limit)\n"
     "  -o FILE           write to FILE (default stdout)\n";
 
 static bool parse_devices(const char *s, mp_gen_options *o) {

@@ -27,6 +27,14 @@ enum mp_profile {
     MP_PROFILE_WIDE,        /* wide branches */
     MP_PROFILE_ENCDEC,      /* encoder-decoder with long skips */
     MP_PROFILE_TRANSFORMER, /* attention blocks, weights, KV cache */
+    /* adversarial shapes: what makes a planner slow if anything does */
+    MP_PROFILE_INPLACE_CHAIN, /* one in-place chain through the whole graph */
+    MP_PROFILE_VIEW_CHAIN,    /* views of views, read along the way */
+    MP_PROFILE_MANY_DEVICES,  /* one node's outputs, each on a device of its own */
+    MP_PROFILE_MANY_POOLS,    /* a chain over every pre-assigned pool */
+    MP_PROFILE_WIDE_NODE,     /* one node with every tensor as its output */
+    MP_PROFILE_MANY_CONDS,    /* conds in a row, each one's result the next one's operand */
+    MP_PROFILE_DEEP,          /* conds nested as deep as the planners accept */
     MP_N_PROFILES
 };
 

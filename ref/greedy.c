@@ -121,47 +121,92 @@ static int pick(gctx *c, uint32_t i) {
 
 /* _resolve_inplace_specs: repeat passes until every deferred spec found
  * its base; a pass without progress means a cycle or an unplanned base. */
-static int resolve_inplace(gctx *c, const uint32_t *deferred, uint32_t nd) {
-    const mp_graphdef *g = c->p->g;
-    uint32_t *rem = mp_xmalloc((nd + 1) * sizeof *rem), nr = nd;
-    memcpy(rem, deferred, nd * sizeof *rem);
-    int rc = MP_OK;
-    while (nr && rc == MP_OK) {
-        uint32_t next = 0;
-        bool progress = false;
-        for (uint32_t k = 0; k < nr; k++) {
-            uint32_t i = rem[k];
-            int32_t b = c->base[i];
-            if (b < 0 || c->obj_of[b] < 0) {
-                rem[next++] = i;
-                continue;
-            }
-            if (!c->p->et && c->size[i] > c->size[b]) {
-                const mp_tensor *t = &g->tensors[c->p->specs[i]];
-                rc = mp_err_set(c->err, MP_EPLAN,
-                                "in-place tensor '%s' (aligned size %llu) is "
-                                "larger than its base '%s' (%llu)",
-                                t->name, (unsigned long long)c->size[i],
-                                g->tensors[c->p->specs[b]].name,
-                                (unsigned long long)c->size[b]);
-                break;
-            }
-            progress = true;
-            c->pool[i] = c->pool[b];
-            c->obj_of[i] = c->obj_of[b];
-            c->off_in_obj[i] = c->off_in_obj[b];
-            obj_add(&c->objs[c->obj_of[b]], i);
+/* ExecuTorch's _resolve_inplace_specs resolves the deferred specs in
+ * passes: a spec resolves in the pass where its base is placed (earlier in
+ * the same pass counts), and a pass without progress is an error naming
+ * the first spec left.  pass_of gives each spec its pass in one walk per
+ * chain (O(n) where the passes themselves are O(n^2) on a reversed chain);
+ * UINT32_MAX: never (base not placed, or a cycle). */
+static void pass_of(const gctx *c, const uint32_t *deferred, uint32_t nd, uint32_t *pass) {
+    int32_t *at = mp_xmalloc((c->n + 1) * sizeof *at); /* deferred index of a position */
+    uint32_t *path = mp_xmalloc((nd + 1) * sizeof *path);
+    uint8_t *state = mp_xcalloc(nd + 1, 1); /* 0 new, 1 on this walk, 2 done */
+    for (uint32_t i = 0; i < c->n; i++) at[i] = -1;
+    for (uint32_t k = 0; k < nd; k++) at[deferred[k]] = (int32_t)k;
+    for (uint32_t k0 = 0; k0 < nd; k0++) {
+        uint32_t len = 0, k = k0, p;
+        for (;;) { /* down the chain to a placed base, a known pass or the end */
+            state[k] = 1;
+            path[len++] = k;
+            int32_t b = c->base[deferred[k]];
+            if (b < 0 || (at[b] < 0 && c->obj_of[b] < 0)) { p = UINT32_MAX; break; }
+            if (at[b] < 0) { p = 0; break; } /* placed before any pass: base "pass 0" */
+            if (state[at[b]] == 2) { p = pass[at[b]]; break; }
+            if (state[at[b]] == 1) { p = UINT32_MAX; break; } /* a cycle */
+            k = (uint32_t)at[b];
         }
-        if (rc == MP_OK && !progress) {
-            const mp_tensor *t = &g->tensors[c->p->specs[rem[0]]];
+        while (len--) { /* back up: a base later in the list costs one more pass */
+            uint32_t j = path[len];
+            int32_t b = c->base[deferred[j]];
+            bool later = at[b] >= 0 && (uint32_t)at[b] > j;
+            p = p == UINT32_MAX ? p : (at[b] < 0 ? 1 : p + later);
+            pass[j] = p;
+            state[j] = 2;
+        }
+    }
+    mp_xfree(at);
+    mp_xfree(path);
+    mp_xfree(state);
+}
+
+typedef struct pass_key {
+    uint32_t pass, k;
+} pass_key;
+
+static int cmp_pass(const void *a, const void *b) {
+    const pass_key *x = a, *y = b;
+    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* One deferred spec onto its base's object (D12: the repaired mode refuses
+ * one larger than its base). */
+static int resolve_one(gctx *c, uint32_t i) {
+    int32_t b = c->base[i];
+    if (!c->p->et && c->size[i] > c->size[b]) {
+        const mp_graphdef *g = c->p->g;
+        const mp_tensor *t = &g->tensors[c->p->specs[i]];
+        return mp_err_set(c->err, MP_EPLAN,
+                          "in-place tensor '%s' (aligned size %llu) is larger than its base '%s' (%llu)",
+                          t->name, (unsigned long long)c->size[i], g->tensors[c->p->specs[b]].name,
+                          (unsigned long long)c->size[b]);
+    }
+    c->pool[i] = c->pool[b];
+    c->obj_of[i] = c->obj_of[b];
+    c->off_in_obj[i] = c->off_in_obj[b];
+    obj_add(&c->objs[c->obj_of[b]], i);
+    return MP_OK;
+}
+
+static int resolve_inplace(gctx *c, const uint32_t *deferred, uint32_t nd) {
+    uint32_t *pass = mp_xmalloc((nd + 1) * sizeof *pass);
+    pass_key *order = mp_xmalloc((nd + 1) * sizeof *order);
+    pass_of(c, deferred, nd, pass);
+    for (uint32_t k = 0; k < nd; k++) order[k] = (pass_key){pass[k], k};
+    if (nd) qsort(order, nd, sizeof *order, cmp_pass); /* ExecuTorch's resolution order */
+    int rc = MP_OK;
+    for (uint32_t j = 0; j < nd && rc == MP_OK && order[j].pass != UINT32_MAX; j++)
+        rc = resolve_one(c, deferred[order[j].k]);
+    for (uint32_t k = 0; k < nd && rc == MP_OK; k++)
+        if (pass[k] == UINT32_MAX) { /* the first spec a pass could not resolve */
+            const mp_tensor *t = &c->p->g->tensors[c->p->specs[deferred[k]]];
             rc = mp_err_set(c->err, MP_EPLAN,
                             "in-place tensor '%s': its base '%s' is not planned "
                             "here, or the in-place chain is a cycle",
-                            t->name, g->tensors[t->inplace_base].name);
+                            t->name, c->p->g->tensors[t->inplace_base].name);
         }
-        nr = next;
-    }
-    mp_xfree(rem);
+    mp_xfree(pass);
+    mp_xfree(order);
     return rc;
 }
 
@@ -263,25 +308,49 @@ static void families(gctx *c) {
  * repaired mode an in-place spec lies inside its base, so inside its base's
  * object, and objects share no byte: only an object's own allocations can
  * conflict, and only in an object with two families. */
+typedef struct by_start {
+    int32_t start;
+    uint32_t pos;
+} by_start;
+
+static int cmp_by_start(const void *a, const void *b) {
+    const by_start *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Whether positions i and j (live together) conflict: one in-place, of
+ * two families, sharing bytes. */
+static bool pair_conflicts(const gctx *c, const ref_result *r, uint32_t i, uint32_t j) {
+    if ((c->base[i] < 0 && c->base[j] < 0) || family(c, i) == family(c, j)) return false;
+    return r->offset[i] < r->offset[j] + r->size[j] && r->offset[j] < r->offset[i] + r->size[i];
+}
+
+/* A sweep over the object's allocations by start, each checked against
+ * those still live: the pairs live together, not all pairs. */
 static bool object_conflicts(const gctx *c, const ref_result *r, const sobj *o, uint8_t *mark) {
     bool mixed = false, any = false;
     for (uint32_t k = 1; k < o->n && !mixed; k++) mixed = family(c, o->allocs[k]) != family(c, o->allocs[0]);
-    for (uint32_t a = 0; mixed && a < o->n; a++) {
-        uint32_t i = o->allocs[a];
-        if (c->base[i] < 0 || r->size[i] == 0) continue;
-        uint32_t fi = family(c, i);
-        int32_t s = c->p->life_start[c->p->specs[i]], e = c->p->life_end[c->p->specs[i]];
-        for (uint32_t b = 0; b < o->n; b++) {
-            uint32_t j = o->allocs[b], fj = family(c, j);
-            if (j == i || r->size[j] == 0 || fj == fi) continue;
-            int32_t t = c->p->specs[j];
-            if (!overlap(s, e, c->p->life_start[t], c->p->life_end[t])) continue;
-            if (r->offset[i] < r->offset[j] + r->size[j] && r->offset[j] < r->offset[i] + r->size[i]) {
-                mark[fi] = mark[fj] = 1;
-                any = true;
-            }
+    if (!mixed) return false;
+    by_start *v = mp_xmalloc((o->n + 1) * sizeof *v);
+    uint32_t *live = mp_xmalloc((o->n + 1) * sizeof *live), n = 0, nl = 0;
+    for (uint32_t a = 0; a < o->n; a++)
+        if (r->size[o->allocs[a]])
+            v[n++] = (by_start){c->p->life_start[c->p->specs[o->allocs[a]]], o->allocs[a]};
+    qsort(v, n, sizeof *v, cmp_by_start);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = v[k].pos, kept = 0;
+        for (uint32_t l = 0; l < nl; l++) { /* retire what ended before i starts */
+            uint32_t j = live[l];
+            if (c->p->life_end[c->p->specs[j]] < v[k].start) continue;
+            live[kept++] = j;
+            if (pair_conflicts(c, r, i, j)) mark[family(c, i)] = mark[family(c, j)] = 1, any = true;
         }
+        nl = kept;
+        live[nl++] = i;
     }
+    mp_xfree(v);
+    mp_xfree(live);
     return any;
 }
 

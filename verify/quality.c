@@ -48,9 +48,46 @@ static int cmp_member(const void *a, const void *b) {
     return (x->start > y->start) - (x->start < y->start);
 }
 
+/* A max-heap of live members by size (lazy: a member whose end has passed
+ * leaves when it reaches the top). */
+typedef struct mheap {
+    const member **v;
+    size_t n;
+} mheap;
+
+static void heap_push(mheap *h, const member *x) {
+    size_t i = h->n++;
+    while (i && h->v[(i - 1) / 2]->size < x->size) {
+        h->v[i] = h->v[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->v[i] = x;
+}
+
+static void heap_pop(mheap *h) {
+    const member *x = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && h->v[c + 1]->size > h->v[c]->size) c++;
+        if (h->v[c]->size <= x->size) break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n) h->v[i] = x;
+}
+
+static int cmp_cut(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Events of one family in one buffer: the step function "largest live
- * member", as deltas between its breakpoints.  O(m^2) for m members:
- * in-place families are short chains. */
+ * member", as deltas between its breakpoints.  The members come sorted by
+ * start (cmp_member); a sweep over the sorted breakpoints with a heap makes
+ * it O(m log m), so a family that is one long in-place chain costs no more
+ * than a short one per member. */
 static void family_events(const member *m, size_t k, evs *e) {
     if (k == 1) {
         push(e, m[0].start, m[0].size, 0);
@@ -58,26 +95,23 @@ static void family_events(const member *m, size_t k, evs *e) {
         return;
     }
     int32_t *cut = mp_xmalloc((2 * k + 1) * sizeof *cut);
-    size_t nc = 0;
+    size_t nc = 0, next = 0;
     for (size_t i = 0; i < k; i++) {
         cut[nc++] = m[i].start;
         cut[nc++] = m[i].end + 1;
     }
-    for (size_t i = 1; i < nc; i++)
-        for (size_t j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
-            int32_t t = cut[j];
-            cut[j] = cut[j - 1];
-            cut[j - 1] = t;
-        }
+    qsort(cut, nc, sizeof *cut, cmp_cut);
+    mheap h = {mp_xmalloc((k + 1) * sizeof *h.v), 0};
     uint64_t prev = 0;
     for (size_t i = 0; i < nc; i++) {
         if (i + 1 < nc && cut[i + 1] == cut[i]) continue;
-        uint64_t best = 0;
-        for (size_t j = 0; j < k; j++)
-            if (m[j].start <= cut[i] && m[j].end >= cut[i] && m[j].size > best) best = m[j].size;
+        for (; next < k && m[next].start <= cut[i]; next++) heap_push(&h, &m[next]);
+        while (h.n && h.v[0]->end < cut[i]) heap_pop(&h);
+        uint64_t best = h.n ? h.v[0]->size : 0;
         if (best != prev) push(e, cut[i], best, prev);
         prev = best;
     }
+    mp_xfree(h.v);
     mp_xfree(cut);
 }
 

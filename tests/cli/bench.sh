@@ -9,7 +9,7 @@ mkdir -p "$T/data/idealloc"
 cp bench/data/idealloc/resnet50.csv "$T/data/idealloc/"
 expect_rc 0 "$M" bench --db "$T/b.db" --data "$T/data" --max-tensors 1000 --repeat 2
 cp "$T/out" "$T/table"
-for p in mixed chain wide encdec transformer; do
+for p in mixed chain wide encdec transformer inplace-chain view-chain many-devices many-pools wide-node many-conds deep; do
     for n in 100 1000; do
         grep -q "^| $p-$n | [0-9]* | greedy | [0-9]* | [0-9]* | [0-9.]* | " "$T/table" &&
             grep -q "^| $p-$n | [0-9]* | opt | [0-9]* | [0-9]* | [0-9.]* | .* | [0-9.]*x |$" "$T/table" &&
@@ -20,14 +20,14 @@ grep -q '^| resnet50 | 1042 | opt | 1515472556 | 1515472556 | 1.0000 | ' "$T/tab
     bad "resnet50: $(grep resnet50 "$T/table")"
 grep -q 'minimalloc/A.1048576.csv: cannot open' "$T/err" && ok || bad "missing instance not reported"
 grep -q '^- chain: mean ratio opt 1.0000, greedy ' "$T/table" && ok || bad "chain target line"
-grep -q '^- opt above greedy: 0 of 11 cases$' "$T/table" && ok || bad "opt above greedy"
+grep -q '^- opt above greedy: 0 of 25 cases$' "$T/table" && ok || bad "opt above greedy"
 grep -q '^- invalid plans: 0$' "$T/table" && ok || bad "invalid plans"
 grep -q "^recorded as bench run 1 in $T/b.db\$" "$T/table" && ok || bad "not recorded"
 
 # every plan is a row of the store, greedy and opt side by side
 expect_rc 0 "$M" report --db "$T/b.db" --format csv
-grep -q '^quality,1,.*,bench,.*,greedy,11,11,0,0,' "$T/out" && ok || bad "greedy rows: $(head -3 "$T/out")"
-grep -q '^quality,1,.*,bench,.*,opt,11,11,0,0,1.0000,1.0000,' "$T/out" && ok || bad "opt rows: $(head -3 "$T/out")"
+grep -q '^quality,1,.*,bench,.*,greedy,25,25,0,0,' "$T/out" && ok || bad "greedy rows: $(head -3 "$T/out")"
+grep -q '^quality,1,.*,bench,.*,opt,25,25,0,0,1.0000,1.0000,' "$T/out" && ok || bad "opt rows: $(head -3 "$T/out")"
 
 # bad arguments: exit 2, nothing run, no database made
 expect_rc 2 "$M" bench --db "$T/c.db" --repeat 0

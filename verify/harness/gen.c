@@ -454,6 +454,105 @@ static void body_transformer(gen *G, size_t gi, int32_t x, uint64_t budget) {
     offer(GR(gi), x);
 }
 
+/* ---------------------------------------------- adversarial profiles */
+
+/* One in-place chain, each link written over the previous, with side
+ * outputs now and then; a tensor live across everything (the input). */
+static void body_inplace_chain(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint64_t start = G->tensors, size = 4096;
+    int32_t prev = op(G, gi, &x, 1, size, "a");
+    while (G->tensors - start < budget) {
+        bgraph *g = GR(gi);
+        int32_t t = add_tensor(g, "ip", size, G->devs[0]);
+        g->t[t].inplace = prev;
+        g->t[prev].base = true;
+        int32_t in[2] = {prev, x};
+        add_node(g, MP_NODE_CALL, in, 2, &t, 1);
+        G->tensors++;
+        prev = t;
+        if (chance(&G->r, 5)) op(G, gi, &prev, 1, 1 + below(&G->r, 8192), "side");
+    }
+    offer(GR(gi), op(G, gi, &prev, 1, size, "out"));
+}
+
+/* Views of views: every view made by a node of its own and read now and
+ * then, the root live to the end. */
+static void body_view_chain(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint64_t start = G->tensors, size = 1u << 20;
+    int32_t prev = op(G, gi, &x, 1, size, "a");
+    while (G->tensors - start < budget) {
+        bgraph *g = GR(gi);
+        int32_t v = add_tensor(g, "v", size, G->devs[0]);
+        g->t[v].view = prev;
+        add_node(g, MP_NODE_CALL, &prev, 1, &v, 1);
+        G->tensors++;
+        prev = v;
+        if (chance(&G->r, 10)) op(G, gi, &v, 1, 1 + below(&G->r, size), "use");
+    }
+    offer(GR(gi), op(G, gi, &prev, 1, 64, "out"));
+}
+
+/* One node with n outputs (each on a device of its own, or all on one),
+ * all read by one more node: planners that look devices or a node's
+ * outputs up one by one are quadratic here. */
+static void body_one_node(gen *G, size_t gi, int32_t x, uint64_t budget, bool devices) {
+    uint32_t n = budget > 65535 ? 65535 : (uint32_t)budget;
+    bgraph *g = GR(gi);
+    int32_t *outs = mp_xmalloc((n + 1) * sizeof *outs);
+    for (uint32_t i = 0; i < n; i++) {
+        mp_device d = devices ? (mp_device){MP_DEV_CUDA, (uint16_t)i} : G->devs[0];
+        outs[i] = add_tensor(g, "o", 16 + below(&G->r, 4096), d);
+    }
+    add_node(g, MP_NODE_CALL, &x, 1, outs, n);
+    G->tensors += n;
+    offer(GR(gi), op(G, gi, outs, n, 64, "all"));
+    mp_xfree(outs);
+}
+
+/* A chain whose tensors go round every pre-assigned pool. */
+static void body_many_pools(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint64_t start = G->tensors;
+    while (G->tensors - start < budget) {
+        x = op(G, gi, &x, 1, 16 + below(&G->r, 65536), "p");
+        GR(gi)->t[x].mem_id = 1 + (uint32_t)((G->tensors - start) % MP_MAX_MEM_ID);
+    }
+    offer(GR(gi), op(G, gi, &x, 1, 64, "out"));
+}
+
+/* A cond whose two branches take x and return one new tensor (deeper:
+ * a nested cond inside each branch); returns the result. */
+static int32_t small_cond(gen *G, size_t gi, int32_t x, uint32_t depth) {
+    size_t br[2];
+    uint64_t size = GR(gi)->t[x].size;
+    for (int k = 0; k < 2; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "g%zu", G->ng);
+        br[k] = G->ng;
+        new_graph(G, name);
+        int32_t in = placeholder(G, GR(br[k]), "in", size, G->devs[0], 0);
+        int32_t y = op(G, br[k], &in, 1, 1 + below(&G->r, 65536), "b");
+        int32_t r = depth > 1 && k == 0 ? small_cond(G, br[k], y, depth - 1) : op(G, br[k], &y, 1, size, "r");
+        add_node(GR(br[k]), MP_NODE_OUTPUT, &r, 1, NULL, 0);
+    }
+    bgraph *g = GR(gi);
+    int32_t res = add_tensor(g, "r", size, G->devs[0]);
+    int32_t in[2] = {x, x};
+    add_node(g, MP_NODE_COND, in, 2, &res, 1);
+    last_node(g)->sub[0] = (int32_t)br[0];
+    last_node(g)->sub[1] = (int32_t)br[1];
+    G->tensors++;
+    return res;
+}
+
+/* Conds in a row, each result read by the next cond (a result live while
+ * the next one runs its branches: D14), or one cond nested `depth` deep. */
+static void body_conds(gen *G, size_t gi, int32_t x, uint64_t budget, uint32_t depth) {
+    uint64_t start = G->tensors;
+    x = op(G, gi, &x, 1, 4096, "a");
+    while (G->tensors - start < budget) x = small_cond(G, gi, x, depth);
+    offer(GR(gi), op(G, gi, &x, 1, 64, "out"));
+}
+
 static void gen_profile(gen *G) {
     new_graph(G, "main");
     uint64_t in_size = 3 * 224 * 224 * 4;
@@ -463,6 +562,13 @@ static void gen_profile(gen *G) {
     case MP_PROFILE_CHAIN: body_chain(G, 0, x, budget); break;
     case MP_PROFILE_WIDE: body_wide(G, 0, x, budget); break;
     case MP_PROFILE_ENCDEC: body_encdec(G, 0, x, budget); break;
+    case MP_PROFILE_INPLACE_CHAIN: body_inplace_chain(G, 0, x, budget); break;
+    case MP_PROFILE_VIEW_CHAIN: body_view_chain(G, 0, x, budget); break;
+    case MP_PROFILE_MANY_DEVICES: body_one_node(G, 0, x, budget, true); break;
+    case MP_PROFILE_MANY_POOLS: body_many_pools(G, 0, x, budget); break;
+    case MP_PROFILE_WIDE_NODE: body_one_node(G, 0, x, budget, false); break;
+    case MP_PROFILE_MANY_CONDS: body_conds(G, 0, x, budget, 1); break;
+    case MP_PROFILE_DEEP: body_conds(G, 0, x, budget, budget / 3 < MP_MAX_DEPTH - 1 ? (uint32_t)(budget / 3) + 1 : MP_MAX_DEPTH - 1); break;
     default: body_transformer(G, 0, x, budget); break;
     }
     finish_outputs(G, 0, 1, false, false);
@@ -508,7 +614,10 @@ static void free_graph(bgraph *g) {
     mp_xfree(g->vals);
 }
 
-static const char *const PROFILES[] = {"mixed", "chain", "wide", "encdec", "transformer"};
+static const char *const PROFILES[] = {"mixed",        "chain",      "wide",      "encdec",
+                                       "transformer",  "inplace-chain", "view-chain",
+                                       "many-devices", "many-pools", "wide-node", "many-conds",
+                                       "deep"};
 
 int mp_gen_profile_parse(const char *name) {
     for (int i = 0; i < MP_N_PROFILES; i++)
