@@ -36,6 +36,7 @@ typedef struct run {
     uint64_t work, work_limit;
     mp_table table;
     bool naive; /* the naive algorithm, else greedy */
+    int32_t *entry_mutable; /* D13: the entry's mutable placeholders, -1 ended; lazily */
 } run;
 
 typedef struct u64vec {
@@ -50,13 +51,21 @@ static const mp_device CPU0 = {MP_DEV_CPU, 0};
  * placeholder named like one of the entry graph's mutable buffers is taken
  * for that buffer: not a graph input (planned even where cond/while leave
  * inputs out) and live to the sub-graph's last node. */
-static void et_mutable_by_name(const mp_program *prog, const mp_graphdef *g, mp_life *L) {
-    const mp_graphdef *entry = &prog->graphs[0];
-    for (uint32_t i = 0; i < entry->n_tensors; i++) {
-        const mp_tensor *m = &entry->tensors[i];
-        if (!(m->flags & MP_T_MUTABLE) || m->def_node < 0 || entry->nodes[m->def_node].kind != MP_NODE_PLACEHOLDER)
-            continue;
-        int32_t t = mp_tensor_find(g, m->name);
+static void et_mutable_by_name(run *R, const mp_graphdef *g, mp_life *L) {
+    const mp_graphdef *entry = &R->prog->graphs[0];
+    if (!R->entry_mutable) { /* the entry's mutable placeholders, found once (-1 ends) */
+        uint32_t n = 0;
+        R->entry_mutable = mp_xmalloc((entry->n_tensors + 1) * sizeof *R->entry_mutable);
+        for (uint32_t i = 0; i < entry->n_tensors; i++) {
+            const mp_tensor *m = &entry->tensors[i];
+            if ((m->flags & MP_T_MUTABLE) && m->def_node >= 0 &&
+                entry->nodes[m->def_node].kind == MP_NODE_PLACEHOLDER)
+                R->entry_mutable[n++] = (int32_t)i;
+        }
+        R->entry_mutable[n] = -1;
+    }
+    for (const int32_t *i = R->entry_mutable; *i >= 0; i++) {
+        int32_t t = mp_tensor_find(g, entry->tensors[*i].name);
         if (t < 0 || !L->is_placeholder[t] || g->tensors[t].root != t) continue;
         L->is_input[t] = 0;
         L->end[t] = (int32_t)g->n_nodes - 1;
@@ -69,7 +78,7 @@ static gstate *state_of(run *R, int32_t gi) {
         const mp_graphdef *g = &R->prog->graphs[gi];
         uint32_t n = g->n_tensors + 1;
         mp_life_compute(g, &S->life);
-        if (R->o->et_exact && gi != 0) et_mutable_by_name(R->prog, g, &S->life);
+        if (R->o->et_exact && gi != 0) et_mutable_by_name(R, g, &S->life);
         if (!R->o->et_exact) mp_escape_compute(R->prog, g, S->life.end, &S->keep);
         S->realigned = mp_xcalloc(n, 1);
         S->planned = mp_xcalloc(n, 1);
@@ -120,17 +129,79 @@ static int shift_region(run *R, int32_t gi, const u64vec *delta) {
     return MP_OK;
 }
 
+/* The regions of earlier conds whose results still live, per buffer: a
+ * max-heap of (region end, last node the results are used at), entries
+ * leaving lazily once that node is passed.  Nodes are visited in order, so
+ * a graph with 10^5 conds costs n log n, not n^2. */
+typedef struct esc_entry {
+    uint64_t top;
+    int32_t end;
+} esc_entry;
+
+typedef struct esc_heap {
+    esc_entry *v;
+    uint32_t n, cap;
+} esc_heap;
+
+typedef struct esc_sweep {
+    esc_heap *h; /* per buffer */
+    uint32_t nh, next; /* next: the next node to consider as an earlier cond */
+} esc_sweep;
+
+static void esc_push(esc_sweep *w, uint32_t b, esc_entry x) {
+    if (b >= w->nh) {
+        w->h = mp_xrealloc(w->h, (b + 1) * sizeof *w->h);
+        memset(w->h + w->nh, 0, (b + 1 - w->nh) * sizeof *w->h);
+        w->nh = b + 1;
+    }
+    esc_heap *h = &w->h[b];
+    MP_VEC_PUSH(h->v, h->n, h->cap, x);
+    for (uint32_t i = h->n - 1; i && h->v[(i - 1) / 2].top < h->v[i].top; i = (i - 1) / 2) {
+        esc_entry t = h->v[i];
+        h->v[i] = h->v[(i - 1) / 2];
+        h->v[(i - 1) / 2] = t;
+    }
+}
+
+/* The highest region in buffer b still needed at node `at`. */
+static uint64_t esc_max(esc_sweep *w, uint32_t b, int32_t at) {
+    esc_heap *h = b < w->nh ? &w->h[b] : NULL;
+    while (h && h->n && h->v[0].end < at) { /* sift the last entry down from the root */
+        esc_entry x = h->v[--h->n];
+        uint32_t i = 0;
+        for (uint32_t c; (c = 2 * i + 1) < h->n; i = c) {
+            if (c + 1 < h->n && h->v[c + 1].top > h->v[c].top) c++;
+            if (h->v[c].top <= x.top) break;
+            h->v[i] = h->v[c];
+        }
+        if (h->n) h->v[i] = x;
+    }
+    return h && h->n ? h->v[0].top : 0;
+}
+
+/* The conds before node i whose results escape join the sweep. */
+static void esc_catch_up(esc_sweep *w, const mp_graphdef *g, const mp_escape *E, const u64vec *tops,
+                         uint32_t i) {
+    for (; w->next < i; w->next++) {
+        uint32_t n = w->next;
+        if (g->nodes[n].kind != MP_NODE_COND || E->node_end[n] < 0) continue;
+        for (uint32_t b = 1; b < tops[n].n; b++)
+            if (tops[n].v[b]) esc_push(w, b, (esc_entry){tops[n].v[b], E->node_end[n]});
+    }
+}
+
+static void esc_free(esc_sweep *w) {
+    for (uint32_t b = 0; b < w->nh; b++) mp_xfree(w->h[b].v);
+    mp_xfree(w->h);
+}
+
 /* Repair D14: node i's sub-graphs (their sizes in *sizes) start above the
- * regions of earlier conds whose results still live there (tops[n]). */
-static int keep_results(run *R, int32_t gi, uint32_t i, u64vec *tops, u64vec *sizes) {
-    const mp_escape *E = &state_of(R, gi)->keep;
+ * regions of earlier conds whose results still live there. */
+static int keep_results(run *R, int32_t gi, uint32_t i, esc_sweep *w, u64vec *sizes) {
     u64vec delta = {mp_xcalloc(sizes->n + 1, sizeof(uint64_t)), sizes->n};
     bool any = false;
-    for (uint32_t n = 0; n < i; n++) {
-        if (E->node_end[n] < (int32_t)i) continue;
-        for (uint32_t b = 1; b < sizes->n && b < tops[n].n; b++)
-            if (sizes->v[b] && tops[n].v[b] > delta.v[b]) delta.v[b] = tops[n].v[b], any = true;
-    }
+    for (uint32_t b = 1; b < sizes->n; b++)
+        if (sizes->v[b] && (delta.v[b] = esc_max(w, b, (int32_t)i))) any = true;
     int rc = MP_OK;
     for (uint32_t b = 1; any && b < delta.n && rc == MP_OK; b++) {
         delta.v[b] = mp_align_up(delta.v[b], R->o->alignment);
@@ -166,20 +237,25 @@ static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
     static const uint32_t kinds[] = {MP_NODE_COND, MP_NODE_WHILE, MP_NODE_MAP,
                                      MP_NODE_SCAN};
     const mp_graphdef *g = &R->prog->graphs[gi];
-    bool keep = !R->o->et_exact && state_of(R, gi)->keep.any;
+    const mp_escape *E = &state_of(R, gi)->keep;
+    bool keep = !R->o->et_exact && E->any;
     u64vec *tops = keep ? mp_xcalloc(g->n_nodes + 1, sizeof *tops) : NULL;
     int rc = MP_OK;
-    for (int k = 0; k < 4 && rc == MP_OK; k++)
+    for (int k = 0; k < 4 && rc == MP_OK; k++) {
+        esc_sweep w = {NULL, 0, 0}; /* conds first, in node order: each kind sweeps them again */
         for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++) {
             const mp_node *nd = &g->nodes[i];
             if (nd->kind != kinds[k]) continue;
             u64vec sizes = {0};
             rc = plan_node(R, nd, depth, kinds[k] == MP_NODE_MAP || kinds[k] == MP_NODE_SCAN, &sizes);
-            if (rc == MP_OK && keep) rc = keep_results(R, gi, i, tops, &sizes);
+            if (keep) esc_catch_up(&w, g, E, tops, i);
+            if (rc == MP_OK && keep) rc = keep_results(R, gi, i, &w, &sizes);
             if (rc == MP_OK) merge_into(merged, sizes.v, sizes.n);
             if (keep) tops[i] = sizes;
             else mp_xfree(sizes.v);
         }
+        esc_free(&w);
+    }
     for (uint32_t i = 0; keep && i < g->n_nodes; i++) mp_xfree(tops[i].v);
     mp_xfree(tops);
     return rc;
@@ -418,7 +494,7 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
     bool *reach = mp_xcalloc(ng, sizeof *reach);
     mp_graph_reachable(prog, reach);
     run R = {prog, o, err, mp_xcalloc(ng, sizeof(gstate)), mp_map_bodies(prog, reach),
-             0, o->replan_limit ? o->replan_limit : 1000000, {NULL, 0}, naive};
+             0, o->replan_limit ? o->replan_limit : 1000000, {NULL, 0}, naive, NULL};
     for (uint32_t gi = 0; gi < ng; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
         R.work_limit += 8ull * (1 + g->n_tensors + g->n_nodes);
@@ -460,6 +536,7 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
     }
     mp_xfree(R.gs);
     mp_xfree(R.map_body);
+    mp_xfree(R.entry_mutable);
     mp_table_free(&R.table);
     mp_xfree(reach);
     return plan;
