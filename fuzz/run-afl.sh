@@ -70,6 +70,13 @@ while [ "$i" -lt "$jobs" ]; do
 done
 fail=0
 for p in $pids; do wait "$p" || fail=1; done
+# afl-fuzz can leave its CMPLOG forkserver behind, stopped and orphaned
+# (parent 1): wake it and end it, so that no campaign leaves a process
+for p in $(pgrep -x -f "$cmplog" 2>/dev/null); do
+    [ "$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ')" = 1 ] || continue
+    kill -CONT "$p" 2>/dev/null
+    kill -TERM "$p" 2>/dev/null
+done
 end=$(date +%s)
 elapsed=$((end - start))
 if ! [ -f "$dir/out/main/fuzzer_stats" ]; then
