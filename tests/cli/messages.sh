@@ -84,5 +84,11 @@ grep -q "^memplan plan: $T/bind.mpg:8: cond passes 2 operands after its predicat
     ok || bad "binding message: $(cat "$T/err")"
 [ ! -e "$T/bind.mpp" ] && ok || bad "a refused graph left an output"
 
+# --- an empty baseline file is named in the message (found by the baseline fuzz target)
+"$M" harness --seed 1 --count 2 --db "$T/g.db" --quiet >/dev/null 2>&1 || bad "harness for the gate"
+: >"$T/empty.sql"
+expect_rc 2 "$M" gate --db "$T/g.db" --baseline "$T/empty.sql"
+grep -q "^memplan gate: $T/empty.sql: not a memplan baseline: " "$T/err" && ok || bad "empty baseline: $(cat "$T/err")"
+
 echo "messages: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

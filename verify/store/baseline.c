@@ -19,10 +19,13 @@ static char *txt(sqlite3_stmt *st, int c) {
     return strcpy(mp_xmalloc(strlen(t) + 1), t);
 }
 
-static int read_rows(sqlite3 *db, const char *sql, int64_t run, mp_gate_rows *out, mp_err *err) {
+/* `where` names the source in messages (the baseline file, or the
+ * metrics database). */
+static int read_rows(sqlite3 *db, const char *sql, int64_t run, const char *where, mp_gate_rows *out,
+                     mp_err *err) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mp_err_set(err, MP_EFORMAT, "%s", sqlite3_errmsg(db));
+        return mp_err_set(err, MP_EFORMAT, "%s: not a memplan baseline: %s", where, sqlite3_errmsg(db));
     if (run >= 0) sqlite3_bind_int64(st, 1, run);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -32,7 +35,7 @@ static int read_rows(sqlite3 *db, const char *sql, int64_t run, mp_gate_rows *ou
         MP_VEC_PUSH(out->v, out->n, out->cap, r);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return mp_err_set(err, MP_EFORMAT, "%s", sqlite3_errmsg(db));
+    if (rc != SQLITE_DONE) return mp_err_set(err, MP_EFORMAT, "%s: %s", where, sqlite3_errmsg(db));
     return MP_OK;
 }
 
@@ -132,7 +135,7 @@ int mp_gate_load_baseline(const char *path, mp_gate_rows *out, mp_err *err) {
         char q[256];
         snprintf(q, sizeof q, Q_ROWS, "baseline");
         rc = read_header(mem, path, out, err);
-        if (rc == MP_OK) rc = read_rows(mem, q, -1, out, err);
+        if (rc == MP_OK) rc = read_rows(mem, q, -1, path, out, err);
     }
     sqlite3_close(mem);
     mp_xfree(sql);
@@ -187,7 +190,7 @@ int mp_db_gate_rows(mp_db *d, mp_gate_rows *rows, mp_err *err) {
     if (latest_run(db, &rows->run, err)) return err->code;
     char q[256];
     snprintf(q, sizeof q, Q_ROWS, "results WHERE run_id = ?1");
-    int rc = read_rows(db, q, rows->run, rows, err);
+    int rc = read_rows(db, q, rows->run, "the metrics database", rows, err);
     sqlite3_stmt *st;
     sqlite3_prepare_v2(db, "SELECT coalesce(seed,0), coalesce(count,0), options, version FROM runs"
                        " WHERE id = ?1", -1, &st, NULL);

@@ -1,0 +1,1 @@
+not sql at all
