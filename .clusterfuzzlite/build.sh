@@ -1,5 +1,5 @@
 #!/bin/bash -eu
-# ClusterFuzzLite / OSS-Fuzz build: the same four targets as make fuzz
+# ClusterFuzzLite / OSS-Fuzz build: the same targets as make fuzz
 # (fuzz/fuzz_<target>.c), built with the infrastructure's compiler, flags
 # (sanitizer, -fsanitize=fuzzer-no-link or AFL++ instrumentation) and
 # engine ($LIB_FUZZING_ENGINE).  Each fuzzer gets its dictionary, its
@@ -12,7 +12,7 @@ B=build/oss
 make -j"$(nproc)" B=$B CC="$CC" CFLAGS="$CFLAGS" EXTRA_CFLAGS="-Wno-error" $B/libmemplan.a $B/libmemplan-tools.a
 INC="-std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iviz -Icli -Ifuzz"
 $CC $CFLAGS $INC -c fuzz/brute.c -o $B/brute.o
-for t in parse planners verify planfile; do
+for t in parse planners verify planfile csv baseline shapes; do
     $CC $CFLAGS $INC -c "fuzz/fuzz_$t.c" -o "$B/fuzz_$t.o"
     extra=""
     [ "$t" = verify ] && extra=$B/brute.o
