@@ -41,7 +41,11 @@ dict=""
 fork=${FORK:-0}
 case $fork in ''|*[!0-9]*) echo "FORK must be a whole number" >&2; exit 2;; esac
 [ "$fork" -gt 0 ] && opts="$opts -fork=$fork -ignore_crashes=1"
-before=$(ls "$work/crashes" | wc -l)
+# findings: crash-, timeout-, oom-, leak- files; slow-unit- files
+# (-report_slow_units) are reported, not counted: a loaded machine makes them
+findings() { ls -t "$work/crashes" | grep -v '^slow-unit-'; }
+before=$(findings | wc -l)
+slow0=$(ls "$work/crashes" | grep -c '^slow-unit-')
 log=$work/libfuzzer.log
 start=$(date +%s)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -70,8 +74,10 @@ status=$(grep -E '^#[0-9]+:?[[:space:]].*cov: ' "$log" | tail -1)
 cov=$(echo "$status" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 corp=$(echo "$status" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
 [ -n "$corp" ] || corp=$(ls "$work/corpus" | wc -l)
-after=$(ls "$work/crashes" | wc -l)
+after=$(findings | wc -l)
 crashes=$((after - before))
+slow=$(($(ls "$work/crashes" | grep -c '^slow-unit-') - slow0))
+[ "$slow" = 0 ] || echo "fuzz: $slow slow input(s) in $work/crashes/slow-unit-* (over report_slow_units; not failures)"
 [ -n "$cov" ] || cov=0
 if [ "$rc" != 0 ] && [ "$crashes" = 0 ]; then
     echo "fuzz: libFuzzer failed (exit $rc) without a crash file:" >&2
@@ -81,7 +87,7 @@ fi
 echo "fuzz: $target libfuzzer ${elapsed}s: $execs executions ($rate/s), corpus $corp, cov $cov edges, $crashes crash(es)"
 if [ "$crashes" != 0 ]; then
     grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz: )' "$log" | head -5
-    for f in $(ls -t "$work/crashes" | head -"$((crashes < 5 ? crashes : 5))"); do
+    for f in $(findings | head -"$((crashes < 5 ? crashes : 5))"); do
         echo "fuzz: crash input $work/crashes/$f"
     done
     [ "$crashes" -le 5 ] || echo "fuzz: ... and $((crashes - 5)) more in $work/crashes"
@@ -89,7 +95,7 @@ if [ "$crashes" != 0 ]; then
         # CI's machine is gone afterwards: the log must carry the input
         # (decode with `base64 -d > FILE`) and the campaign's seed
         grep -m1 '^INFO: Seed:' "$log"
-        f=$(ls -t "$work/crashes" | head -1)
+        f=$(findings | head -1)
         echo "fuzz: crash input as base64 ($(wc -c <"$work/crashes/$f") bytes):"
         base64 "$work/crashes/$f" | head -c 16384
         echo
