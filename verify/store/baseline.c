@@ -7,6 +7,8 @@
  * memplan version), so that the gate compares like with like.
  * The comparison itself is verify/harness/gate.c. */
 #include "internal.h"
+
+#include <math.h>
 #include "memplan_tools.h"
 #include "store.h"
 
@@ -176,8 +178,12 @@ void mp_gate_dump(const mp_gate_rows *rows, mp_buf *b) {
         sql_quote(b, r->algo);
         mp_buf_put(b, ",", 1);
         sql_quote(b, r->options);
-        mp_buf_printf(b, ",%llu,%llu,%.6f,", (unsigned long long)r->total,
-                      (unsigned long long)r->lower, r->ratio);
+        /* the bits SQLite gave (a signed 64-bit integer), so that any
+         * baseline's own dump reads back the same; a ratio that is no
+         * finite number (a baseline may say 1e999) as NULL */
+        mp_buf_printf(b, ",%lld,%lld,", (long long)(int64_t)r->total, (long long)(int64_t)r->lower);
+        if (isfinite(r->ratio)) mp_buf_printf(b, "%.6f,", r->ratio);
+        else mp_buf_puts(b, "NULL,");
         sql_quote(b, r->verify);
         mp_buf_puts(b, ");\n");
     }
