@@ -218,9 +218,14 @@ static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t 
         } else {
             it->offset = at;
         }
-        uint64_t end = mp_sat_add_u64(it->offset, it->size);
-        if (end > peak) peak = end;
-        if (end == UINT64_MAX) break; /* past 64 bits: the worst layout */
+        uint64_t end;
+        bool fits = mp_add_u64(it->offset, it->size, &end);
+        if (!fits || end > peak) peak = fits ? end : UINT64_MAX;
+        /* Past 64 bits: the worst layout, and the item that overflows
+         * tells the caller so (layout.c's layout_fits).  A layout ending
+         * exactly at 2^64 - 1 is valid and goes on: the items after it
+         * must be placed, not left at 0. */
+        if (!fits) break;
     }
     mp_xfree(g.v);
     mp_xfree(g.path);
@@ -275,12 +280,13 @@ uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
     }
     qsort(held, nh, sizeof *held, cmp_by_size_desc);
     uint64_t top = 0;
-    for (uint32_t h = 0; h < nh; h++) {
+    bool fits = true;
+    for (uint32_t h = 0; h < nh && fits; h++) {
         items[held[h].item].offset = top;
-        top = mp_sat_add_u64(top, held[h].size);
+        fits = mp_add_u64(top, held[h].size, &top);
     }
-    uint64_t peak = top;
-    if (top != UINT64_MAX) {
+    uint64_t peak = fits ? top : UINT64_MAX;
+    if (fits) { /* else the held item that overflows says so (layout_fits) */
         /* after the node, each held block is freed where it ends; before
          * it, in reversed time, where it starts */
         uint32_t m = nf;

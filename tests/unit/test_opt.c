@@ -371,6 +371,23 @@ Test(opt, sweeps_give_valid_layouts) {
     }
 }
 
+/* A layout may end exactly at 2^64 - 1: both sweeps then go on placing
+ * the items after it (fuzz target plan, corpus/plan/crash-opt-sweep-
+ * exact-top-*: they stopped, leaving z at 0 under x). */
+Test(opt, sweeps_place_every_item_when_the_top_is_2p64_minus_1) {
+    pk_item a[3] = {{UINT64_MAX - 16, 0, 3, false, 0}, {16, 0, 0, false, 0}, {8, 2, 2, false, 0}}, b[3];
+    memcpy(b, a, sizeof a);
+    cr_assert_eq(mp_pk_sweep(a, 3), UINT64_MAX);
+    cr_assert(layout_valid(a, 3, UINT64_MAX), "plain: z at %llu", (unsigned long long)a[2].offset);
+    cr_assert_eq(mp_pk_sweep_anchored(b, 3), UINT64_MAX);
+    cr_assert(layout_valid(b, 3, UINT64_MAX), "anchored: z at %llu", (unsigned long long)b[2].offset);
+    /* one byte more: past 64 bits, and an item's end overflows to say so */
+    a[1].size = 17;
+    cr_assert_eq(mp_pk_sweep(a, 3), UINT64_MAX);
+    uint64_t end;
+    cr_assert(!mp_add_u64(a[1].offset, a[1].size, &end) || !mp_add_u64(a[0].offset, a[0].size, &end));
+}
+
 /* idealloc's pangu_2.6B (bench/data): its lower bound is reached at one
  * node only, and only the anchored sweep finds a layout that packs it
  * there; every one-by-one construction leaves 40 MiB (ratio 1.0076). */
