@@ -587,14 +587,6 @@ static int check_recursion(parser *p) {
     return rc;
 }
 
-static int check_binding(parser *p) {
-    mp_graphdef *gs = mp_xmalloc((p->n_graphs ? p->n_graphs : 1) * sizeof *gs);
-    for (size_t i = 0; i < p->n_graphs; i++) gs[i] = p->graphs[i].g;
-    int rc = mp_check_binding(gs, p->n_graphs, p->file, p->err);
-    mp_xfree(gs);
-    return rc;
-}
-
 static void parser_free(parser *p) {
     for (size_t i = 0; i < p->n_graphs; i++) {
         mp_xfree(p->graphs[i].g.tensors);
@@ -658,8 +650,10 @@ static mp_program *graph_parse(const char *data, size_t len, const char *filenam
     if (rc == MP_OK && p.n_graphs == 0) rc = fail(&p, "no graph in the file");
     if (rc == MP_OK) rc = resolve_subgraphs(&p);
     if (rc == MP_OK) rc = check_recursion(&p);
-    if (rc == MP_OK) rc = check_binding(&p);
     mp_program *prog = rc == MP_OK ? finish(&p) : NULL;
+    /* the binding rules read the finished program; its arena is freed below
+     * when they fail */
+    if (prog && mp_check_binding(prog->graphs, prog->n_graphs, p.file, err) != MP_OK) prog = NULL;
     parser_free(&p);
     if (!prog) mp_arena_free(p.arena);
     return prog;

@@ -230,6 +230,12 @@ int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device);
  * in-place tensor lives in its base's, whatever its own mem_id says, as
  * ExecuTorch resolves it; a cycle (refused by the planners) its own. */
 int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device);
+/* The end of every element's chain through next[] (next[i] < 0 ends a
+ * chain) into end[], -1 for an element that reaches a cycle; each chain is
+ * walked once, so n elements cost O(n). */
+void mp_chain_ends(const int32_t *next, uint32_t n, int32_t *end);
+/* That pool, for planned tensor t given mp_inplace_roots' array. */
+uint32_t mp_pool_of(const mp_graphdef *g, const int32_t *roots, int32_t t);
 /* Repaired per-device planning: an in-place tensor whose base (through
  * views) is on another device cannot share the base's bytes (they are in
  * another device's buffer); it is planned as an allocation of its own. */

@@ -54,8 +54,7 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
         int32_t *roots = mp_inplace_roots(g, o->per_device);
         for (uint32_t i = 0; i < g->n_tensors; i++)
             if (mp_life_is_planned(g, lives[gi], (int32_t)i, f)) {
-                const mp_tensor *x = &g->tensors[roots[i] < 0 ? (int32_t)i : roots[i]];
-                mp_slot s = {o->per_device ? g->tensors[i].device : CPU0, x->mem_id ? x->mem_id : 1, 0};
+                mp_slot s = {o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, roots, (int32_t)i), 0};
                 MP_VEC_PUSH(all, n, cap, s);
             }
         mp_xfree(roots);
@@ -82,6 +81,11 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
     return (int64_t)t->slots[k].base + (x->mem_id ? x->mem_id : 1) - 1;
 }
 
+uint32_t mp_pool_of(const mp_graphdef *g, const int32_t *roots, int32_t t) {
+    const mp_tensor *x = &g->tensors[roots[t] < 0 ? t : roots[t]];
+    return x->mem_id ? x->mem_id : 1;
+}
+
 bool mp_inplace_cut(const mp_graphdef *g, int32_t t, bool per_device) {
     int32_t b = g->tensors[t].inplace_base;
     return per_device && b >= 0 && !mp_device_eq(g->tensors[g->tensors[b].root].device, g->tensors[t].device);
@@ -90,29 +94,37 @@ bool mp_inplace_cut(const mp_graphdef *g, int32_t t, bool per_device) {
 /* Every tensor's chain end at once: each chain is walked once, its members
  * then take the end found (-1 for a cycle), so a chain of n in-place
  * tensors costs O(n), not O(n^2). */
-int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device) {
-    uint32_t n = g->n_tensors;
-    int32_t *root = mp_xmalloc((n + 1) * sizeof *root);
-    int32_t *path = mp_xmalloc((n + 1) * sizeof *path);
+void mp_chain_ends(const int32_t *next, uint32_t n, int32_t *end) {
+    uint32_t *path = mp_xmalloc((n + 1) * sizeof *path);
     uint8_t *state = mp_xcalloc(n + 1, 1); /* 0 new, 1 on the current walk, 2 done */
-    for (uint32_t t0 = 0; t0 < n; t0++) {
-        uint32_t len = 0;
-        int32_t r = (int32_t)t0, end;
-        while (state[r] == 0) {
-            state[r] = 1;
-            path[len++] = r;
-            if (g->tensors[r].inplace_base < 0 || mp_inplace_cut(g, r, per_device)) break;
-            r = g->tensors[g->tensors[r].inplace_base].root;
+    for (uint32_t i0 = 0; i0 < n; i0++) {
+        uint32_t len = 0, i = i0;
+        while (state[i] == 0) {
+            state[i] = 1;
+            path[len++] = i;
+            if (next[i] < 0) break;
+            i = (uint32_t)next[i];
         }
-        if (state[r] == 2) end = root[r];       /* joined a chain already done */
-        else if (path[len - 1] == r && state[r] == 1 && (g->tensors[r].inplace_base < 0 ||
-                                                         mp_inplace_cut(g, r, per_device)))
-            end = r;                            /* the chain ends here */
-        else end = -1;                          /* came back to the walk: a cycle */
-        for (uint32_t k = 0; k < len; k++) root[path[k]] = end, state[path[k]] = 2;
+        int32_t e;
+        if (state[i] == 2) e = end[i];                       /* joined a chain already done */
+        else if (path[len - 1] == i && next[i] < 0) e = (int32_t)i; /* the chain ends here */
+        else e = -1;                                         /* came back to the walk: a cycle */
+        for (uint32_t k = 0; k < len; k++) end[path[k]] = e, state[path[k]] = 2;
     }
     mp_xfree(path);
     mp_xfree(state);
+}
+
+int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device) {
+    uint32_t n = g->n_tensors;
+    int32_t *next = mp_xmalloc((n + 1) * sizeof *next), *root = mp_xmalloc((n + 1) * sizeof *root);
+    for (uint32_t t = 0; t < n; t++) {
+        const mp_tensor *x = &g->tensors[t];
+        next[t] = x->inplace_base < 0 || mp_inplace_cut(g, (int32_t)t, per_device)
+                      ? -1 : g->tensors[x->inplace_base].root;
+    }
+    mp_chain_ends(next, n, root);
+    mp_xfree(next);
     return root;
 }
 

@@ -94,6 +94,13 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
     mp_xfree(dh);
 }
 
+/* Graph G's own specs of buffer b are G->buf_specs[*from, *to) (none for a
+ * buffer only its sub-graphs use). */
+static void buf_range(const ograph *G, uint32_t b, uint32_t *from, uint32_t *to) {
+    *from = b < G->n_own_buf ? G->buf_start[b] : 0;
+    *to = b < G->n_own_buf ? G->buf_start[b + 1] : 0;
+}
+
 /* Buffer b's items of graph gi: one per in-place family (at its root's
  * aligned size, live over the hull of its members) and one per node whose
  * sub-graphs need bytes here (tree), or one reservation at 0 for the
@@ -103,7 +110,8 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
     const ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
     int32_t *slot = G->slot; /* -1 everywhere between calls */
-    uint32_t from = b < G->n_own_buf ? G->buf_start[b] : 0, to = b < G->n_own_buf ? G->buf_start[b + 1] : 0;
+    uint32_t from, to;
+    buf_range(G, b, &from, &to);
     *own = false;
     for (uint32_t k = from; k < to; k++) { /* one item per family */
         int32_t t = (int32_t)G->buf_specs[k], r = G->family[t];
@@ -168,7 +176,9 @@ static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *i
             G->block[node][b] = iv->v[k].offset;
         }
     }
-    for (uint32_t k = b < G->n_own_buf ? G->buf_start[b] : 0; b < G->n_own_buf && k < G->buf_start[b + 1]; k++) {
+    uint32_t from, to;
+    buf_range(G, b, &from, &to);
+    for (uint32_t k = from; k < to; k++) {
         uint32_t t = G->buf_specs[k];
         G->loff[t] = G->loff[G->family[t]];
     }
@@ -220,7 +230,9 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
     /* at most one item per planned tensor of b and one per control-flow node */
-    size_t most = (b < G->n_own_buf ? G->buf_start[b + 1] - G->buf_start[b] : 0) + G->n_cf + 2;
+    uint32_t from, to;
+    buf_range(G, b, &from, &to);
+    size_t most = (size_t)(to - from) + G->n_cf + 2;
     itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
     bool own;
     collect_items(c, gi, b, &iv, &own);
@@ -261,12 +273,6 @@ static void size_graph(octx *c, uint32_t gi) {
 /* Rounds of re-layout a graph gets as its sub-graphs shrink. */
 #define REFINE_ROUNDS 8
 
-/* Full effort for graph gi's buffer b, and for those of its sub-graphs
- * whose size can still matter: the layout reaches its live-bytes bound
- * (then only a sub-graph live where the bound is reached can lower it),
- * or it does not (then any sub-graph may).  A sub-graph at its own bound
- * has nothing to gain.  Each sub-graph shrunk, the graph is laid out
- * again. */
 /* Whether node i's sub-graph item, live from i to the last use of a cond's
  * results (D14), is live where the bound is reached. */
 static bool item_hot(const ograph *G, const uint8_t *hot, uint32_t i) {
@@ -275,6 +281,12 @@ static bool item_hot(const ograph *G, const uint8_t *hot, uint32_t i) {
     return false;
 }
 
+/* Full effort for graph gi's buffer b, and for those of its sub-graphs
+ * whose size can still matter: the layout reaches its live-bytes bound
+ * (then only a sub-graph live where the bound is reached can lower it),
+ * or it does not (then any sub-graph may).  A sub-graph at its own bound
+ * has nothing to gain.  Each sub-graph shrunk, the graph is laid out
+ * again. */
 static int refine(octx *c, uint32_t gi, uint32_t b) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];

@@ -318,15 +318,16 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
      * a partition, in spec order (n log n with 10^5 devices) */
     device_pos *by = mp_xmalloc((n + 1) * sizeof *by);
     for (uint32_t i = 0; i < n; i++) by[i] = (device_pos){per_dev ? g->tensors[specs[i]].device : CPU0, i};
-    if (n) qsort(by, n, sizeof *by, cmp_device_pos);
+    if (n && per_dev) qsort(by, n, sizeof *by, cmp_device_pos);
     int32_t *part = mp_xmalloc((n + 1) * sizeof *part);
     out_append(out, devs, 0, CPU0);
     int rc = MP_OK;
-    for (uint32_t at = 0; (at < n || (at == 0 && !per_dev)) && rc == MP_OK;) {
-        mp_device key = n ? by[at].dev : CPU0;
+    /* without --per-device the one CPU partition runs even when empty */
+    bool once = !per_dev;
+    for (uint32_t at = 0; (at < n || once) && rc == MP_OK; once = false) {
+        mp_device key = at < n ? by[at].dev : CPU0;
         uint32_t np = 0;
         for (; at < n && mp_device_eq(by[at].dev, key); at++) part[np++] = specs[by[at].pos];
-        if (!n) at = 1; /* without --per-device the CPU partition runs even when empty */
         bool cpu = mp_device_eq(key, CPU0);
         ref_result res;
         rc = run_partition(R, gi, part, np, cpu ? merged->v : NULL,
@@ -348,26 +349,13 @@ static int partitions_et(run *R, int32_t gi, bool per_dev, const int32_t *specs,
     return rc;
 }
 
-/* Repair D2, D7: with --per-device every graph is planned per device into
- * one program-wide buffer table, so a device's buffer has the same index in
- * every graph and every device partition gets its own reservation. */
-/* Specs grouped by their buffer-table slot, in spec order within a slot
- * (the order greedy's ties depend on): sorting (slot, position) pairs keeps
- * a program with many devices n log n. */
-typedef struct slotted {
-    uint32_t slot, pos;
-} slotted;
-
-static int cmp_slotted(const void *a, const void *b) {
-    const slotted *x = a, *y = b;
-    if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-/* Each spec's slot, sorted; *len: the buffers the graph needs. */
-static slotted *slot_specs(run *R, const mp_graphdef *g, const int32_t *specs, uint32_t n,
-                           uint32_t *len) {
-    slotted *by = mp_xmalloc((n + 1) * sizeof *by);
+/* Each spec's (device, position), sorted: the table's slots are in device
+ * order, so each slot's specs are one run, in spec order (the order
+ * greedy's ties depend on), n log n with many devices; *len: the buffers
+ * the graph needs. */
+static device_pos *slot_specs(run *R, const mp_graphdef *g, const int32_t *specs, uint32_t n,
+                              uint32_t *len) {
+    device_pos *by = mp_xmalloc((n + 1) * sizeof *by);
     int32_t *roots = mp_inplace_roots(g, true);
     for (uint32_t i = 0; i < n; i++) {
         const mp_tensor *t = &g->tensors[specs[i]];
@@ -379,13 +367,12 @@ static slotted *slot_specs(run *R, const mp_graphdef *g, const int32_t *specs, u
             mp_xfree(by);
             return NULL;
         }
-        const mp_tensor *r = &g->tensors[roots[specs[i]] < 0 ? specs[i] : roots[specs[i]]];
-        uint32_t idx = R->table.slots[k].base + (r->mem_id ? r->mem_id : 1) - 1;
+        uint32_t idx = R->table.slots[k].base + mp_pool_of(g, roots, specs[i]) - 1;
         if (idx + 1 > *len) *len = idx + 1;
-        by[i] = (slotted){(uint32_t)k, i};
+        by[i] = (device_pos){t->device, i};
     }
     mp_xfree(roots);
-    if (n) qsort(by, n, sizeof *by, cmp_slotted);
+    if (n) qsort(by, n, sizeof *by, cmp_device_pos);
     return by;
 }
 
@@ -396,7 +383,7 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
                             const u64vec *merged, u64vec *out, mp_device **devs) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     uint32_t len = merged->n > 2 ? merged->n : 2;
-    slotted *by = slot_specs(R, g, specs, n, &len);
+    device_pos *by = slot_specs(R, g, specs, n, &len);
     if (!by) return MP_EPLAN;
     for (uint32_t i = 0; i < len; i++) out_append(out, devs, i < merged->n ? merged->v[i] : 0, CPU0);
     out->v[0] = 0;
@@ -408,7 +395,7 @@ static int partitions_table(run *R, int32_t gi, const int32_t *specs, uint32_t n
         for (uint32_t j = 0; j < d->pools && d->base + j < len; j++)
             (*devs)[d->base + j] = d->dev;
         uint32_t np = 0;
-        for (; at < n && by[at].slot == k; at++) part[np++] = specs[by[at].pos];
+        for (; at < n && mp_device_eq(by[at].dev, d->dev); at++) part[np++] = specs[by[at].pos];
         if (!np) continue; /* its buffers keep the reservation */
         input = mp_xrealloc(input, (d->pools + 1) * sizeof *input);
         input[0] = 0;

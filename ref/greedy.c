@@ -119,8 +119,6 @@ static int pick(gctx *c, uint32_t i) {
     return MP_OK;
 }
 
-/* _resolve_inplace_specs: repeat passes until every deferred spec found
- * its base; a pass without progress means a cycle or an unplanned base. */
 /* ExecuTorch's _resolve_inplace_specs resolves the deferred specs in
  * passes: a spec resolves in the pass where its base is placed (earlier in
  * the same pass counts), and a pass without progress is an error naming
@@ -282,25 +280,13 @@ static int totals(gctx *c, ref_result *r) {
  * (computed once by families()). */
 static uint32_t family(const gctx *c, uint32_t i) { return c->fam[i]; }
 
-/* Every position's chain end, each chain walked once (a chain of n
- * in-place tensors costs O(n), not O(n^2) as a walk per member would).
- * A cycle, which resolve_inplace refuses, ends where the walk comes back. */
+/* Every position's chain end (mp_chain_ends: O(n) for a chain of n).  A
+ * cycle, which resolve_inplace refuses, maps each member to itself. */
 static void families(gctx *c) {
-    uint32_t *path = mp_xmalloc((c->n + 1) * sizeof *path);
-    uint8_t *state = mp_xcalloc(c->n + 1, 1); /* 0 new, 1 on this walk, 2 done */
-    for (uint32_t i0 = 0; i0 < c->n; i0++) {
-        uint32_t len = 0, i = i0;
-        while (state[i] == 0) {
-            state[i] = 1;
-            path[len++] = i;
-            if (c->base[i] < 0) break;
-            i = (uint32_t)c->base[i];
-        }
-        uint32_t end = state[i] == 2 ? c->fam[i] : i;
-        for (uint32_t k = 0; k < len; k++) c->fam[path[k]] = end, state[path[k]] = 2;
-    }
-    mp_xfree(path);
-    mp_xfree(state);
+    int32_t *end = mp_xmalloc((c->n + 1) * sizeof *end);
+    mp_chain_ends(c->base, c->n, end);
+    for (uint32_t i = 0; i < c->n; i++) c->fam[i] = end[i] < 0 ? i : (uint32_t)end[i];
+    mp_xfree(end);
 }
 
 /* Repair D5: does an in-place spec, at its base's offset, share bytes with a
@@ -421,12 +407,12 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
     }
     for (uint32_t i = 0; i < n; i++) pos[p->specs[i]] = -1;
     families(c);
-    if (p->upstream & MP_UPSTREAM_21840) /* a base lives as long as every dependant */
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t r = family(c, i);
-            if (c->ls[i] < c->ls[r]) c->ls[r] = c->ls[i];
-            if (c->le[i] > c->le[r]) c->le[r] = c->le[i];
-        }
+    if (p->upstream & MP_UPSTREAM_21840) { /* a base lives as long as every dependant */
+        uint8_t *all = mp_xmalloc(n + 1);
+        memset(all, 1, n + 1);
+        extend_families(c, all);
+        mp_xfree(all);
+    }
 }
 
 static void teardown(gctx *c) {

@@ -150,13 +150,12 @@ static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
                    (unsigned long long)x->buffer, s, e);
 }
 
-/* The usable alloc of tensor t in graph gi's block, or -1. */
+/* The usable alloc of tensor t in graph gi's block, or -1 (a duplicate
+ * alloc is never usable: verify.c maps each tensor to its first). */
 static int32_t alloc_of(const vctx *c, int32_t gi, int32_t t) {
     if (c->block_of[gi] < 0) return -1;
-    const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
-    for (uint32_t a = 0; a < gp->n_allocs; a++)
-        if (gp->allocs[a].tensor == t && c->usable[gi][a]) return (int32_t)a;
-    return -1;
+    int32_t a = c->alloc_of[gi][t];
+    return a >= 0 && c->usable[gi][a] ? a : -1;
 }
 
 typedef struct itemv {

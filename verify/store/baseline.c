@@ -21,13 +21,13 @@ static char *txt(sqlite3_stmt *st, int c) {
     return strcpy(mp_xmalloc(strlen(t) + 1), t);
 }
 
-/* `where` names the source in messages (the baseline file, or the
- * metrics database). */
+/* `where` begins every message: the baseline file and what it failed to
+ * be, or the metrics database. */
 static int read_rows(sqlite3 *db, const char *sql, int64_t run, const char *where, mp_gate_rows *out,
                      mp_err *err) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mp_err_set(err, MP_EFORMAT, "%s: not a memplan baseline: %s", where, sqlite3_errmsg(db));
+        return mp_err_set(err, MP_EFORMAT, "%s: %s", where, sqlite3_errmsg(db));
     if (run >= 0) sqlite3_bind_int64(st, 1, run);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -137,7 +137,11 @@ int mp_gate_load_baseline(const char *path, mp_gate_rows *out, mp_err *err) {
         char q[256];
         snprintf(q, sizeof q, Q_ROWS, "baseline");
         rc = read_header(mem, path, out, err);
-        if (rc == MP_OK) rc = read_rows(mem, q, -1, path, out, err);
+        mp_buf where;
+        mp_buf_init(&where);
+        mp_buf_printf(&where, "%s: not a memplan baseline", path);
+        if (rc == MP_OK) rc = read_rows(mem, q, -1, where.data, out, err);
+        mp_buf_free(&where);
     }
     sqlite3_close(mem);
     mp_xfree(sql);
