@@ -46,6 +46,7 @@ int mp_cmd_import_csv(int argc, char **argv);
 int mp_cmd_harness(int argc, char **argv);
 int mp_cmd_report(int argc, char **argv);
 int mp_cmd_gate(int argc, char **argv);
+int mp_cmd_merge(int argc, char **argv);
 int mp_cmd_bench(int argc, char **argv);
 /* cmd_viz.c: pictures of a plan */
 int mp_cmd_trace(int argc, char **argv);

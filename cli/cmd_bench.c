@@ -351,7 +351,7 @@ static void record(const bstate *s, const char *db_path, const char *opts, const
         x->verify = r->o.status == 1 ? "refused" : r->o.status == 2 ? "timeout" : r->o.status == 3 ? "crash"
                     : r->o.valid ? "valid" : "invalid";
     }
-    mp_run_info run = {"bench", opts, "", 0, s->n};
+    mp_run_info run = {.kind = "bench", .options = opts, .count = s->n};
     snprintf(run.started, sizeof run.started, "%s", started);
     int64_t id;
     if (mp_db_record(db, &run, rows, s->n, NULL, 0, &id, &err)) fprintf(stderr, "memplan bench: %s\n", err.msg);

@@ -1,13 +1,16 @@
 /* cmd_harness.c - `memplan harness`: the differential harness. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static const char HARNESS_HELP[] =
     "usage: memplan harness --seed S --count N [--algos LIST]\n"
     "                       [--db FILE] [--jobs J] [--failures DIR] [--no-shrink]\n"
     "                       [--quiet] [--planner NAME=COMMAND]... [--planner-timeout-ms N]\n"
+    "                       [--shard K/N]\n"
     "\n"
     "Generate N graphs over a spread of options (alignment, the three alloc\n"
     "flags, per-device, devices, profiles), plan each with every algorithm,\n"
@@ -36,6 +39,10 @@ static const char HARNESS_HELP[] =
     "                  else a crash), verifies, records, gates and shrinks it\n"
     "                  like the built-in ones (docs/external-planners.md);\n"
     "                  repeatable, up to 8\n"
+    "  --shard K/N     check only the cases i with i mod N == K (0 <= K < N):\n"
+    "                  N machines, one shard each, check the run one machine\n"
+    "                  would; each records its shard, and `memplan merge`\n"
+    "                  makes them one run again (docs/ci.md)\n"
     "  --planner-timeout-ms N\n"
     "                  the external planners' time limit per case (default\n"
     "                  10000); past it the command is killed: a timeout\n"
@@ -62,6 +69,23 @@ int mp_parse_algos(const char *list, uint32_t *algos, uint32_t *n) {
         if (e && !*s) return -1;
     }
     return *n ? 0 : -1;
+}
+
+/* K/N: shard K of N. */
+static int parse_shard(mp_args *a, mp_harness_options *h, const char *spec) {
+    char *end;
+    errno = 0;
+    unsigned long long k = strtoull(spec, &end, 10), n = 0;
+    bool ok = end != spec && *end == '/' && spec[0] >= '0' && spec[0] <= '9';
+    if (ok) {
+        const char *s = end + 1;
+        n = strtoull(s, &end, 10);
+        ok = end != s && !*end && s[0] >= '1' && s[0] <= '9' && errno == 0 && n <= 1000000 && k < n;
+    }
+    if (!ok) return mp_usage_error(a->cmd, "bad --shard '%s' (want K/N with 0 <= K < N <= 1000000)", spec);
+    h->shard = (uint32_t)k;
+    h->shards = (uint32_t)n;
+    return MP_OK;
 }
 
 /* NAME=COMMAND: a name of its own (not a table planner's), a command. */
@@ -126,6 +150,9 @@ static int harness_option(mp_args *a, const char *arg, harness_args *ha) {
     } else if (mp_args_is(a, arg, "--planner")) {
         const char *spec = mp_args_value(a, "--planner");
         return spec ? add_external(a, h, spec) : MP_EFORMAT;
+    } else if (mp_args_is(a, arg, "--shard")) {
+        const char *spec = mp_args_value(a, "--shard");
+        return spec ? parse_shard(a, h, spec) : MP_EFORMAT;
     } else if (mp_args_is(a, arg, "--planner-timeout-ms")) {
         if (!mp_args_u64(a, "--planner-timeout-ms", 1, 3600000, &v)) return MP_EFORMAT;
         h->external_timeout_ms = (uint32_t)v;

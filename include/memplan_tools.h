@@ -63,6 +63,11 @@ typedef struct mp_run_info {
     const char *options; /* the command line, as JSON or text */
     char started[32];    /* ISO 8601 UTC; empty: now */
     uint64_t seed, count;
+    uint32_t shard, shards; /* harness --shard K/N: K, N; shards 0: a whole run */
+    /* a merged run: its shards ("K/N host started" each, ';'-separated),
+     * and where and what they measured (NULL: this machine, this build,
+     * finished now) */
+    const char *merged_from, *host, *git_rev, *finished, *version;
 } mp_run_info;
 
 typedef struct mp_result_row {
@@ -95,6 +100,17 @@ int mp_db_record(mp_db *db, const mp_run_info *run, const mp_result_row *rows, s
                  mp_err *err);
 void mp_db_now(char *buf, size_t n);
 const char *mp_git_revision(void);
+typedef struct mp_merge_summary {
+    int64_t run_id;     /* the merged run (or the earlier identical merge) */
+    uint32_t shards;
+    uint64_t graphs, rows;
+    bool already;       /* these shards were merged into run_id before: nothing written */
+} mp_merge_summary;
+/* The shards of one harness run (harness --shard K/N; each input's latest
+ * harness run) as one run in `out`: all checked first (one seed, count,
+ * options, version and commit; every shard once; each shard's rows its
+ * own cases), then written in one transaction.  Idempotent. */
+int mp_db_merge(const char *out, const char *const *inputs, size_t n, mp_merge_summary *sum, mp_err *err);
 /* The history report: format "text", "csv" or "json"; since: an ISO date
  * prefix or NULL; algo: one algorithm or NULL. */
 int mp_report(mp_db *db, const char *since, const char *algo, const char *format,
@@ -156,6 +172,7 @@ typedef struct mp_gate_rows {
     char *options;        /* its command line, "--seed S --count N --algos A,B" */
     char *version;        /* the memplan that made it */
     int64_t run;
+    uint32_t shard, shards; /* a shard of a sharded run (shards > 1) */
 } mp_gate_rows;
 
 /* The latest harness run's rows (run, seed and count filled). */
@@ -246,6 +263,7 @@ typedef struct mp_harness_options {
     bool shrink;
     mp_external_planner external[MP_MAX_EXTERNAL]; /* --planner NAME=COMMAND */
     uint32_t n_external, external_timeout_ms;      /* 0: 10000 ms */
+    uint32_t shard, shards; /* --shard K/N: the cases i with i mod N == K; shards 0: all */
 } mp_harness_options;
 
 typedef struct mp_harness_summary {

@@ -26,7 +26,7 @@ static void run_with(const char *db_path, const grow *g, size_t n) {
         rows[i].buffers = "0";
         rows[i].verify = g[i].verify;
     }
-    mp_run_info run = {"harness", "--seed 1 --count 3", "", 1, 3};
+    mp_run_info run = {.kind = "harness", .options = "--seed 1 --count 3", .seed = 1, .count = 3};
     cr_assert_eq(mp_db_record(db, &run, rows, n, NULL, 0, NULL, &err), MP_OK, "%s", err.msg);
     mp_db_close(db);
 }

@@ -73,7 +73,7 @@ static void record(const char *path, size_t n, const char *prefix) {
         snprintf(names[i], sizeof names[i], "%s%zu", prefix, i);
         rows[i] = row(names[i], 100 + i);
     }
-    mp_run_info run = {"harness", "--test", "", 1, n};
+    mp_run_info run = {.kind = "harness", .options = "--test", .seed = 1, .count = n};
     int64_t id;
     cr_assert_eq(mp_db_record(db, &run, rows, n, NULL, 0, &id, &err), MP_OK, "%s", err.msg);
     mp_xfree(rows);
@@ -145,7 +145,7 @@ Test(store, a_failing_run_leaves_no_row) {
     mp_err err;
     mp_db *db = mp_db_open(path, &err);
     mp_result_row rows[3] = {row("a", 1), row("b", 2), row("a", 3)}; /* duplicate key */
-    mp_run_info run = {"harness", "--dup", "", 2, 3};
+    mp_run_info run = {.kind = "harness", .options = "--dup", .seed = 2, .count = 3};
     cr_assert_neq(mp_db_record(db, &run, rows, 3, NULL, 0, NULL, &err), MP_OK);
     mp_db_close(db);
     cr_assert_eq(scalar(path, "SELECT count(*) FROM runs"), 1);

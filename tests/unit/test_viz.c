@@ -791,8 +791,8 @@ Test(viz_html, report_of_harness_runs_links_the_worst_graphs) {
     snprintf(svg_dir, sizeof svg_dir, "%s/svg", dir);
     snprintf(failures, sizeof failures, "%s/failures", dir);
     for (uint64_t seed = 1; seed <= 2; seed++) {
-        mp_harness_options h = {seed, 6, {MP_ALGO_GREEDY, MP_ALGO_NAIVE, MP_ALGO_OPT}, 3,
-                                db_path, failures, 2, false, false, {{0}}, 0, 0};
+        mp_harness_options h = {.seed = seed, .count = 6, .algos = {MP_ALGO_GREEDY, MP_ALGO_NAIVE, MP_ALGO_OPT},
+                                .n_algos = 3, .db = db_path, .failures_dir = failures, .jobs = 2};
         mp_harness_summary sum;
         mp_err err;
         cr_assert_eq(mp_harness_run(&h, &sum, &err), MP_OK, "%s", err.msg);
@@ -860,7 +860,7 @@ Test(viz_html, empty_store_and_non_harness_graphs) {
     mp_buf_free(&b);
     mp_result_row row = {"resnet<1>", "opt", "", "mixed", 10, 11, 100, 120, "0 120", 1.2, 0.5,
                          0, 0, "valid"};
-    mp_run_info run = {"bench", "--x", "", 0, 1};
+    mp_run_info run = {.kind = "bench", .options = "--x", .count = 1};
     int64_t id;
     cr_assert_eq(mp_db_record(db, &run, &row, 1, NULL, 0, &id, &err), MP_OK, "%s", err.msg);
     mp_viz_report_options o;

@@ -187,6 +187,10 @@ int mp_gate(mp_db *d, const char *baseline, bool update_baseline, mp_buf *out, b
     *passed = false;
     mp_gate_rows now = {0}, base = {0};
     int rc = mp_db_gate_rows(d, &now, err);
+    if (rc == MP_OK && now.shards > 1) /* a part of a run: against a whole baseline, rows would be missing */
+        rc = mp_err_set(err, MP_EFORMAT, "run %lld is shard %u/%u of a sharded harness run: merge the shards "
+                        "first (memplan merge OUT.db SHARD.db...) and gate the merged database",
+                        (long long)now.run, now.shard, now.shards);
     if (now.n) qsort(now.v, now.n, sizeof *now.v, cmp_row);
     if (rc == MP_OK && update_baseline) {
         rc = update(&now, baseline, out, err);

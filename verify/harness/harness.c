@@ -132,7 +132,20 @@ typedef struct slot {
     uint64_t index;
 } slot;
 
-static int spawn(const mp_harness_options *h, uint64_t i, slot *s) {
+/* The cases a run checks: every i < count, or with --shard K/N those
+ * with i mod N == K (N shards together check the whole run's cases). */
+static uint64_t n_cases(const mp_harness_options *h) {
+    if (!h->shards) return h->count;
+    return h->count > h->shard ? (h->count - h->shard - 1) / h->shards + 1 : 0;
+}
+
+/* The case index of the run's j-th case. */
+static uint64_t case_at(const mp_harness_options *h, uint64_t j) {
+    return h->shards ? h->shard + j * h->shards : j;
+}
+
+/* Case i into results[j]. */
+static int spawn(const mp_harness_options *h, uint64_t i, uint64_t j, slot *s) {
     int fds[2];
     if (pipe(fds) != 0) return -1;
     fflush(NULL);
@@ -151,7 +164,7 @@ static int spawn(const mp_harness_options *h, uint64_t i, slot *s) {
     close(fds[1]);
     s->pid = pid;
     s->fd = fds[0];
-    s->index = i;
+    s->index = j;
     return 0;
 }
 
@@ -297,11 +310,12 @@ static double now_s(void) {
 static void progress(const mp_harness_options *h, uint64_t done, uint64_t failures, double t0) {
     if (!h->progress) return;
     double dt = now_s() - t0, rate = dt > 0 ? (double)done / dt : 0;
-    double eta = rate > 0 ? (double)(h->count - done) / rate : 0;
+    uint64_t n = n_cases(h);
+    double eta = rate > 0 ? (double)(n - done) / rate : 0;
     fprintf(stderr, "\r[harness] %llu/%llu graphs  %.1f/s  %llu failure%s  ETA %.0fs   ",
-            (unsigned long long)done, (unsigned long long)h->count, rate,
+            (unsigned long long)done, (unsigned long long)n, rate,
             (unsigned long long)failures, failures == 1 ? "" : "s", eta);
-    if (done == h->count) fputc('\n', stderr);
+    if (done == n) fputc('\n', stderr);
 }
 
 /* Wait until some child has written its result (or died). */
@@ -354,18 +368,18 @@ static int run_cases(const mp_harness_options *h, mp_check_result *results, doub
                      mp_err *err) {
     uint32_t jobs = h->jobs ? h->jobs : 1;
     slot *slots = mp_xcalloc(jobs, sizeof *slots);
-    uint64_t next_i = 0, done = 0, running = 0, failures = 0;
+    uint64_t next_j = 0, done = 0, running = 0, failures = 0, n = n_cases(h);
     int rc = MP_OK;
-    while (done < h->count && rc == MP_OK) {
-        while (running < jobs && next_i < h->count) {
+    while (done < n && rc == MP_OK) {
+        while (running < jobs && next_j < n) {
             slot *s = NULL;
             for (uint32_t k = 0; k < jobs; k++)
                 if (!slots[k].pid) s = &slots[k];
-            if (spawn(h, next_i, s)) {
+            if (spawn(h, case_at(h, next_j), next_j, s)) {
                 rc = mp_err_set(err, MP_EFORMAT, "memplan harness: fork failed: %s", strerror(errno));
                 break;
             }
-            next_i++;
+            next_j++;
             running++;
         }
         if (rc) break;
@@ -387,7 +401,9 @@ static int run_cases(const mp_harness_options *h, mp_check_result *results, doub
     return rc;
 }
 
-/* The run's command line, as recorded: "--seed S --count N --algos a,b". */
+/* The run's command line, as recorded: "--seed S --count N --algos a,b".
+ * A shard's is its whole run's (runs.shard/shards say which part): shards
+ * of one run record the same line, and merge and gate compare it. */
 static void option_line(const mp_harness_options *h, char *buf, size_t n) {
     size_t k = (size_t)snprintf(buf, n, "--seed %llu --count %llu --algos ",
                                 (unsigned long long)h->seed, (unsigned long long)h->count);
@@ -403,21 +419,22 @@ static int record(const mp_harness_options *h, mp_db *db, const mp_check_result 
     /* per case: its id and options, and a buffer list per planner (the
      * table's and the external ones) */
     uint64_t per_case = h->n_algos + h->n_external;
-    mp_result_row *rows = mp_xcalloc(h->count * per_case + 1, sizeof *rows);
-    char **strings = mp_xcalloc(h->count * (2 + per_case) + 1, sizeof *strings);
+    uint64_t n = n_cases(h);
+    mp_result_row *rows = mp_xcalloc(n * per_case + 1, sizeof *rows);
+    char **strings = mp_xcalloc(n * (2 + per_case) + 1, sizeof *strings);
     size_t nr = 0, ns = 0;
     int rc = MP_OK;
-    for (uint64_t i = 0; i < h->count; i++) {
-        add_rows(h, i, &results[i], rows, &nr, strings, &ns);
-        if (results[i].failed) {
+    for (uint64_t j = 0; j < n; j++) {
+        add_rows(h, case_at(h, j), &results[j], rows, &nr, strings, &ns);
+        if (results[j].failed) {
             sum->failures++;
-            write_repro(h, i, &results[i]);
+            write_repro(h, case_at(h, j), &results[j]);
         }
     }
-    sum->graphs = h->count;
+    sum->graphs = n;
     sum->plans = nr;
     if (db) {
-        mp_run_info run = {"harness", NULL, "", h->seed, h->count};
+        mp_run_info run = {.kind = "harness", .seed = h->seed, .count = h->count, .shard = h->shard, .shards = h->shards};
         snprintf(run.started, sizeof run.started, "%s", started);
         char optline[64 + MP_MAX_PLANNERS * 24];
         option_line(h, optline, sizeof optline);
@@ -434,7 +451,7 @@ int mp_harness_run(const mp_harness_options *h, mp_harness_summary *sum, mp_err 
     memset(sum, 0, sizeof *sum);
     mp_db *db = NULL;
     if (h->db && !(db = mp_db_open(h->db, err))) return err->code;
-    mp_check_result *results = mp_xcalloc(h->count + 1, sizeof *results);
+    mp_check_result *results = mp_xcalloc(n_cases(h) + 1, sizeof *results);
     char started[32]; /* runs.started: when the cases began, for report --since */
     mp_db_now(started, sizeof started);
     double t0 = now_s();

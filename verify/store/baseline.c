@@ -202,14 +202,16 @@ int mp_db_gate_rows(mp_db *d, mp_gate_rows *rows, mp_err *err) {
     snprintf(q, sizeof q, Q_ROWS, "results WHERE run_id = ?1");
     int rc = read_rows(db, q, rows->run, "the metrics database", rows, err);
     sqlite3_stmt *st;
-    sqlite3_prepare_v2(db, "SELECT coalesce(seed,0), coalesce(count,0), options, version FROM runs"
-                       " WHERE id = ?1", -1, &st, NULL);
+    sqlite3_prepare_v2(db, "SELECT coalesce(seed,0), coalesce(count,0), options, version, coalesce(shard,0),"
+                       " coalesce(shards,0) FROM runs WHERE id = ?1", -1, &st, NULL);
     sqlite3_bind_int64(st, 1, rows->run);
     if (sqlite3_step(st) == SQLITE_ROW) {
         rows->seed = (uint64_t)sqlite3_column_int64(st, 0);
         rows->count = (uint64_t)sqlite3_column_int64(st, 1);
         rows->options = txt(st, 2);
         rows->version = txt(st, 3);
+        rows->shard = (uint32_t)sqlite3_column_int64(st, 4);
+        rows->shards = (uint32_t)sqlite3_column_int64(st, 5);
     }
     sqlite3_finalize(st);
     return rc;

@@ -9,6 +9,12 @@
  *           verify, violations)
  *   campaigns(run_id, target, engine, seconds, executions, corpus_size,
  *             coverage, crashes)
+ *   summaries(run_id, algo, graphs, valid, invalid, refused, mean_ratio,
+ *             max_ratio, bytes, plan_ms): a harness run's figures per
+ *             planner, written with the run; `prune` drops old runs'
+ *             results and keeps these
+ * runs.shard/shards mark shard K of N (harness --shard); a merged run
+ * (memplan merge) has none and names its shards in runs.merged_from.
  * Older databases are migrated step by step inside one transaction each;
  * a database newer than this memplan is refused, never touched.
  * WAL mode and a busy timeout let several processes write one database;
@@ -37,6 +43,15 @@ static const char SCHEMA_V1[] =
     " algo TEXT NOT NULL, tensors INTEGER, nodes INTEGER, lower_bound INTEGER,"
     " total_bytes INTEGER, ratio REAL, verify TEXT, PRIMARY KEY(run_id, graph, algo));";
 
+/* The summaries' columns from results (a run's figures per planner, as
+ * the report shows them). */
+#define SUMMARY_OF_RESULTS \
+    "SELECT run_id, algo, count(*), sum(verify='valid')," \
+    " sum(verify IN ('invalid','crash')), sum(verify='refused')," \
+    " avg(CASE WHEN verify='valid' THEN ratio END), max(CASE WHEN verify='valid' THEN ratio END)," \
+    " sum(CASE WHEN verify='valid' THEN total_bytes ELSE 0 END), sum(plan_ms)" \
+    " FROM results"
+
 /* Each step takes version k to k + 1. */
 static const char *const MIGRATIONS[] = {
     /* 1 -> 2: per-buffer bytes, timing, memory, options, violation counts */
@@ -55,7 +70,22 @@ static const char *const MIGRATIONS[] = {
     " coverage INTEGER, crashes INTEGER);"
     "CREATE INDEX results_by_graph ON results(graph, algo);"
     "CREATE INDEX runs_by_kind ON runs(kind, id);",
+    /* 3 -> 4: shards and merges, per-run summaries (kept by prune), and
+     * indexes that answer the report on a long history */
+    "ALTER TABLE runs ADD COLUMN shard INTEGER;"
+    "ALTER TABLE runs ADD COLUMN shards INTEGER;"
+    "ALTER TABLE runs ADD COLUMN merged_from TEXT;"
+    "CREATE TABLE summaries(run_id INTEGER NOT NULL REFERENCES runs(id), algo TEXT NOT NULL,"
+    " graphs INTEGER, valid INTEGER, invalid INTEGER, refused INTEGER, mean_ratio REAL,"
+    " max_ratio REAL, bytes INTEGER, plan_ms REAL, PRIMARY KEY(run_id, algo));"
+    "INSERT INTO summaries " SUMMARY_OF_RESULTS " GROUP BY run_id, algo;"
+    "CREATE INDEX results_worst ON results(algo, ratio DESC, run_id DESC, graph) WHERE verify = 'valid';"
+    "CREATE INDEX runs_by_rev ON runs(git_rev, id);",
 };
+
+/* A run's summaries from its results (?1 = the run). */
+static const char SUMMARIZE[] =
+    "INSERT INTO summaries " SUMMARY_OF_RESULTS " WHERE run_id = ?1 GROUP BY algo";
 
 int mp_db_schema_version(void) { return 1 + (int)(sizeof MIGRATIONS / sizeof *MIGRATIONS); }
 
@@ -239,18 +269,23 @@ static int insert_run(mp_db *d, const mp_run_info *run, int64_t *id, mp_err *err
     mp_db_now(now, sizeof now);
     sqlite3_stmt *st;
     const char *sql = "INSERT INTO runs(started, finished, kind, git_rev, host, version, options,"
-                      " seed, count) VALUES(?,?,?,?,?,?,?,?,?)";
+                      " seed, count, shard, shards, merged_from) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_fail(d, err, "prepare");
     bind_text(st, 1, run->started[0] ? run->started : now);
-    bind_text(st, 2, now);
+    bind_text(st, 2, run->finished ? run->finished : now);
     bind_text(st, 3, run->kind);
-    bind_text(st, 4, mp_git_revision());
-    bind_text(st, 5, host);
-    bind_text(st, 6, MEMPLAN_VERSION);
+    bind_text(st, 4, run->git_rev ? run->git_rev : mp_git_revision());
+    bind_text(st, 5, run->host ? run->host : host);
+    bind_text(st, 6, run->version ? run->version : MEMPLAN_VERSION);
     bind_text(st, 7, run->options);
     sqlite3_bind_int64(st, 8, (sqlite3_int64)run->seed);
     sqlite3_bind_int64(st, 9, (sqlite3_int64)run->count);
+    if (run->shards) {
+        sqlite3_bind_int64(st, 10, run->shard);
+        sqlite3_bind_int64(st, 11, run->shards);
+    }
+    bind_text(st, 12, run->merged_from);
     int rc = sqlite3_step(st) == SQLITE_DONE ? MP_OK : db_fail(d, err, "insert run");
     sqlite3_finalize(st);
     *id = sqlite3_last_insert_rowid(d->db);
@@ -314,6 +349,21 @@ static int insert_campaigns(mp_db *d, int64_t id, const mp_campaign_row *rows, s
     return rc;
 }
 
+int mp_db_summarize(mp_db *d, int64_t run, mp_err *err) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, SUMMARIZE, -1, &st, NULL) != SQLITE_OK) return db_fail(d, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? MP_OK : db_fail(d, err, "summarize run");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mp_db_insert_run(mp_db *d, const mp_run_info *run, int64_t *id, mp_err *err) {
+    return insert_run(d, run, id, err);
+}
+
+int mp_db_exec(mp_db *d, const char *sql, mp_err *err) { return exec(d, sql, err); }
+
 /* One transaction: the run row and all of its rows, or nothing. */
 int mp_db_record(mp_db *d, const mp_run_info *run, const mp_result_row *rows, size_t n,
                  const mp_campaign_row *camps, size_t nc, int64_t *run_id, mp_err *err) {
@@ -321,6 +371,7 @@ int mp_db_record(mp_db *d, const mp_run_info *run, const mp_result_row *rows, si
     int64_t id = 0;
     int rc = insert_run(d, run, &id, err);
     if (rc == MP_OK) rc = insert_results(d, id, rows, n, err);
+    if (rc == MP_OK && n) rc = mp_db_summarize(d, id, err);
     if (rc == MP_OK) rc = insert_campaigns(d, id, camps, nc, err);
     if (rc == MP_OK) rc = exec(d, "COMMIT", err);
     if (rc != MP_OK) {

@@ -1,0 +1,297 @@
+/* merge.c - `memplan merge`: the shards of one harness run (harness
+ * --shard K/N, one database each) made one run again.
+ *
+ * Each input contributes its latest harness run.  All of them are read and
+ * checked before the output is touched: one seed, count, option line,
+ * memplan version and commit; one N; every K from 0 to N-1 exactly once;
+ * each shard's rows exactly its own cases.  The merged run is then written
+ * in one transaction (all of its rows and summaries, or nothing; a new
+ * output file is removed again on failure).  Its runs.merged_from names
+ * the shards, so merging the same shards again finds that run and writes
+ * nothing: merging is idempotent. */
+#include "store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct shard_run {
+    const char *path;
+    int64_t run;
+    uint64_t seed, count, graphs, rows;
+    uint32_t shard, shards; /* a whole run: 0/1 */
+    char *options, *version, *git_rev, *host, *started, *finished;
+} shard_run;
+
+static char *col_text(sqlite3_stmt *st, int c) {
+    const unsigned char *s = sqlite3_column_text(st, c);
+    const char *t = s ? (const char *)s : "";
+    return strcpy(mp_xmalloc(strlen(t) + 1), t);
+}
+
+static void shard_free(shard_run *s) {
+    mp_xfree(s->options);
+    mp_xfree(s->version);
+    mp_xfree(s->git_rev);
+    mp_xfree(s->host);
+    mp_xfree(s->started);
+    mp_xfree(s->finished);
+}
+
+/* The latest harness run of one input: what it is. */
+static int read_run(sqlite3 *db, shard_run *s, mp_err *err) {
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "SELECT id, coalesce(seed,0), coalesce(count,0), options, version, git_rev, host,"
+                       " started, coalesce(finished, started), coalesce(shard,0), coalesce(shards,1)"
+                       " FROM runs WHERE kind = 'harness' ORDER BY id DESC LIMIT 1", -1, &st, NULL);
+    bool have = sqlite3_step(st) == SQLITE_ROW;
+    if (have) {
+        s->run = sqlite3_column_int64(st, 0);
+        s->seed = (uint64_t)sqlite3_column_int64(st, 1);
+        s->count = (uint64_t)sqlite3_column_int64(st, 2);
+        s->options = col_text(st, 3);
+        s->version = col_text(st, 4);
+        s->git_rev = col_text(st, 5);
+        s->host = col_text(st, 6);
+        s->started = col_text(st, 7);
+        s->finished = col_text(st, 8);
+        s->shard = (uint32_t)sqlite3_column_int64(st, 9);
+        s->shards = (uint32_t)sqlite3_column_int64(st, 10);
+    }
+    sqlite3_finalize(st);
+    if (!have) return mp_err_set(err, MP_EFORMAT, "%s: the database has no harness run", s->path);
+    if (!s->shards || s->shard >= s->shards)
+        return mp_err_set(err, MP_EFORMAT, "%s: run %lld has a bad shard %u/%u", s->path, (long long)s->run,
+                          s->shard, s->shards);
+    return MP_OK;
+}
+
+/* Case index of harness graph id "h<seed>-<i>", or -1. */
+static int64_t case_of(const char *id, uint64_t seed) {
+    char head[32];
+    snprintf(head, sizeof head, "h%llu-", (unsigned long long)seed);
+    size_t n = strlen(head);
+    if (strncmp(id, head, n) != 0 || id[n] < '0' || id[n] > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long i = strtoull(id + n, &end, 10);
+    return *end || errno || i > INT64_MAX ? -1 : (int64_t)i;
+}
+
+/* Every row of the shard is one of its own cases, and every case has the
+ * same number of rows (one per planner). */
+static int check_rows(sqlite3 *db, shard_run *s, mp_err *err) {
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "SELECT graph, count(*) FROM results WHERE run_id = ?1 GROUP BY graph", -1, &st, NULL);
+    sqlite3_bind_int64(st, 1, s->run);
+    int rc = MP_OK;
+    int64_t per = -1;
+    while (rc == MP_OK && sqlite3_step(st) == SQLITE_ROW) {
+        const char *g = (const char *)sqlite3_column_text(st, 0);
+        int64_t i = case_of(g ? g : "", s->seed), k = sqlite3_column_int64(st, 1);
+        if (i < 0 || (uint64_t)i >= s->count || (uint64_t)i % s->shards != s->shard)
+            rc = mp_err_set(err, MP_EFORMAT, "%s: run %lld (shard %u/%u) has rows of graph '%s', not one of its"
+                            " cases", s->path, (long long)s->run, s->shard, s->shards, g ? g : "");
+        else if (per >= 0 && k != per)
+            rc = mp_err_set(err, MP_EFORMAT, "%s: run %lld: graph '%s' has %lld rows, others %lld", s->path,
+                            (long long)s->run, g, (long long)k, (long long)per);
+        per = k;
+        s->graphs++;
+        s->rows += (uint64_t)k;
+    }
+    sqlite3_finalize(st);
+    uint64_t want = s->count > s->shard ? (s->count - s->shard - 1) / s->shards + 1 : 0;
+    if (rc == MP_OK && s->graphs != want)
+        rc = mp_err_set(err, MP_EFORMAT, "%s: run %lld (shard %u/%u of %llu cases) has %llu of its %llu graphs",
+                        s->path, (long long)s->run, s->shard, s->shards, (unsigned long long)s->count,
+                        (unsigned long long)s->graphs, (unsigned long long)want);
+    return rc;
+}
+
+static int load_shard(const char *path, shard_run *s, mp_err *err) {
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    mp_db *d = mp_db_open_existing(path, err);
+    if (!d) return err->code;
+    int rc = read_run(mp_db_sqlite(d), s, err);
+    if (rc == MP_OK) rc = check_rows(mp_db_sqlite(d), s, err);
+    mp_db_close(d);
+    return rc;
+}
+
+/* Two shards of one run agree on everything but K; the first difference. */
+static const char *differs(const shard_run *a, const shard_run *b) {
+    if (a->seed != b->seed) return "seed";
+    if (a->count != b->count) return "count";
+    if (strcmp(a->options, b->options)) return "options";
+    if (strcmp(a->version, b->version)) return "memplan version";
+    if (strcmp(a->git_rev, b->git_rev)) return "commit";
+    if (a->shards != b->shards) return "shard count";
+    return NULL;
+}
+
+/* The shards, in K order, as one run: or why not. */
+static int check_shards(shard_run *s, size_t n, shard_run **by_k, mp_err *err) {
+    for (size_t i = 1; i < n; i++) {
+        const char *what = differs(&s[0], &s[i]);
+        if (what)
+            return mp_err_set(err, MP_EFORMAT, "%s and %s: not shards of one run: they differ in %s", s[0].path,
+                              s[i].path, what);
+    }
+    uint32_t N = s[0].shards;
+    if (n > N) return mp_err_set(err, MP_EFORMAT, "%zu inputs for a run of %u shards", n, N);
+    for (size_t i = 0; i < n; i++) {
+        if (by_k[s[i].shard])
+            return mp_err_set(err, MP_EFORMAT, "%s and %s: both are shard %u/%u", by_k[s[i].shard]->path,
+                              s[i].path, s[i].shard, N);
+        by_k[s[i].shard] = &s[i];
+    }
+    for (uint32_t k = 0; k < N; k++)
+        if (!by_k[k]) return mp_err_set(err, MP_EFORMAT, "shard %u/%u is missing (%zu of %u given)", k, N, n, N);
+    return MP_OK;
+}
+
+/* "K/N host started" per shard, ';'-separated: the merge's identity. */
+static void fingerprint(shard_run *const *by_k, uint32_t n, mp_buf *b) {
+    for (uint32_t k = 0; k < n; k++)
+        mp_buf_printf(b, "%s%u/%u %s %s", k ? ";" : "", k, n, by_k[k]->host, by_k[k]->started);
+}
+
+/* The merged run's host list, earliest start and latest finish. */
+static void span(shard_run *const *by_k, uint32_t n, mp_buf *hosts, const char **started, const char **finished) {
+    *started = by_k[0]->started;
+    *finished = by_k[0]->finished;
+    for (uint32_t k = 0; k < n; k++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < k; j++) seen |= strcmp(by_k[j]->host, by_k[k]->host) == 0;
+        if (!seen) mp_buf_printf(hosts, "%s%s", hosts->len ? "," : "", by_k[k]->host);
+        if (strcmp(by_k[k]->started, *started) < 0) *started = by_k[k]->started;
+        if (strcmp(by_k[k]->finished, *finished) > 0) *finished = by_k[k]->finished;
+    }
+}
+
+/* A run whose merged_from is this merge's, or 0. */
+static int64_t merged_before(sqlite3 *db, const char *fp) {
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "SELECT max(id) FROM runs WHERE kind = 'harness' AND merged_from = ?1", -1, &st, NULL);
+    sqlite3_bind_text(st, 1, fp, -1, SQLITE_TRANSIENT);
+    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return id;
+}
+
+/* Shard s's rows into run `id` of out. */
+static int copy_rows(mp_db *out, const shard_run *s, int64_t id, mp_err *err) {
+    mp_db *in = mp_db_open_existing(s->path, err);
+    if (!in) return err->code;
+    sqlite3_stmt *rd, *wr;
+    sqlite3_prepare_v2(mp_db_sqlite(in), "SELECT graph, algo, options, profile, tensors, nodes, lower_bound,"
+                       " total_bytes, buffers, ratio, plan_ms, peak_kb, verify, violations FROM results"
+                       " WHERE run_id = ?1 ORDER BY graph, algo", -1, &rd, NULL);
+    int rc = MP_OK;
+    if (sqlite3_prepare_v2(mp_db_sqlite(out), "INSERT INTO results(run_id, graph, algo, options, profile,"
+                           " tensors, nodes, lower_bound, total_bytes, buffers, ratio, plan_ms, peak_kb, verify,"
+                           " violations) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)", -1, &wr,
+                           NULL) != SQLITE_OK)
+        rc = mp_err_set(err, MP_EIO, "merge: %s", sqlite3_errmsg(mp_db_sqlite(out)));
+    sqlite3_bind_int64(rd, 1, s->run);
+    int step;
+    while (rc == MP_OK && (step = sqlite3_step(rd)) == SQLITE_ROW) {
+        sqlite3_bind_int64(wr, 1, id);
+        for (int c = 0; c < 14; c++) sqlite3_bind_value(wr, c + 2, sqlite3_column_value(rd, c));
+        if (sqlite3_step(wr) != SQLITE_DONE)
+            rc = mp_err_set(err, MP_EIO, "merge: %s", sqlite3_errmsg(mp_db_sqlite(out)));
+        sqlite3_reset(wr);
+    }
+    if (rc == MP_OK && step != SQLITE_DONE) rc = mp_err_set(err, MP_EIO, "%s: %s", s->path, sqlite3_errmsg(mp_db_sqlite(in)));
+    sqlite3_finalize(rd);
+    sqlite3_finalize(wr);
+    mp_db_close(in);
+    return rc;
+}
+
+static int write_merged(mp_db *out, shard_run *const *by_k, uint32_t n, const char *fp, mp_merge_summary *sum,
+                        mp_err *err) {
+    for (uint32_t k = 0; k < n; k++) {
+        sum->rows += by_k[k]->rows;
+        sum->graphs += by_k[k]->graphs;
+    }
+    if (mp_db_exec(out, "BEGIN IMMEDIATE", err)) return err->code;
+    int rc = MP_OK;
+    if ((sum->run_id = merged_before(mp_db_sqlite(out), fp)) > 0) {
+        sum->already = true;
+        mp_db_exec(out, "ROLLBACK", NULL);
+        return MP_OK;
+    }
+    mp_buf hosts;
+    mp_buf_init(&hosts);
+    const shard_run *a = by_k[0];
+    mp_run_info run = {.kind = "harness", .options = a->options, .seed = a->seed, .count = a->count,
+                       .merged_from = fp, .git_rev = a->git_rev, .version = a->version};
+    const char *started;
+    span(by_k, n, &hosts, &started, &run.finished);
+    run.host = hosts.data;
+    snprintf(run.started, sizeof run.started, "%s", started);
+    rc = mp_db_insert_run(out, &run, &sum->run_id, err);
+    for (uint32_t k = 0; k < n && rc == MP_OK; k++) rc = copy_rows(out, by_k[k], sum->run_id, err);
+    if (rc == MP_OK) rc = mp_db_summarize(out, sum->run_id, err);
+    if (rc == MP_OK) rc = mp_db_exec(out, "COMMIT", err);
+    if (rc != MP_OK) mp_db_exec(out, "ROLLBACK", NULL);
+    mp_buf_free(&hosts);
+    return rc;
+}
+
+/* The output is none of the inputs (the same file, however named). */
+static int output_apart(const char *out, const char *const *inputs, size_t n, mp_err *err) {
+    struct stat o;
+    if (stat(out, &o) != 0) return MP_OK;
+    for (size_t i = 0; i < n; i++) {
+        struct stat s;
+        if (stat(inputs[i], &s) == 0 && s.st_dev == o.st_dev && s.st_ino == o.st_ino)
+            return mp_err_set(err, MP_EFORMAT, "%s: is the input %s; merge into another database", out, inputs[i]);
+    }
+    return MP_OK;
+}
+
+static void remove_db(const char *path) {
+    size_t n = strlen(path) + 8;
+    char *side = mp_xmalloc(n);
+    unlink(path);
+    snprintf(side, n, "%s-wal", path);
+    unlink(side);
+    snprintf(side, n, "%s-shm", path);
+    unlink(side);
+    mp_xfree(side);
+}
+
+int mp_db_merge(const char *out, const char *const *inputs, size_t n, mp_merge_summary *sum, mp_err *err) {
+    memset(sum, 0, sizeof *sum);
+    mp_err_clear(err);
+    if (!n) return mp_err_set(err, MP_EFORMAT, "merge: no input database");
+    if (output_apart(out, inputs, n, err)) return err->code;
+    shard_run *s = mp_xcalloc(n, sizeof *s);
+    int rc = MP_OK;
+    for (size_t i = 0; i < n && rc == MP_OK; i++) rc = load_shard(inputs[i], &s[i], err);
+    uint32_t N = rc == MP_OK ? s[0].shards : 0;
+    shard_run **by_k = mp_xcalloc(N + 1, sizeof *by_k);
+    if (rc == MP_OK) rc = check_shards(s, n, by_k, err);
+    if (rc == MP_OK) {
+        mp_buf fp;
+        mp_buf_init(&fp);
+        fingerprint(by_k, N, &fp);
+        struct stat st;
+        bool existed = stat(out, &st) == 0;
+        mp_db *d = mp_db_open(out, err);
+        rc = d ? write_merged(d, by_k, N, fp.data, sum, err) : err->code;
+        mp_db_close(d);
+        if (rc != MP_OK && !existed) remove_db(out);
+        sum->shards = N;
+        mp_buf_free(&fp);
+    }
+    for (size_t i = 0; i < n; i++) shard_free(&s[i]);
+    mp_xfree(s);
+    mp_xfree(by_k);
+    return rc;
+}
