@@ -47,6 +47,9 @@ int mp_cmd_harness(int argc, char **argv);
 int mp_cmd_report(int argc, char **argv);
 int mp_cmd_gate(int argc, char **argv);
 int mp_cmd_merge(int argc, char **argv);
+int mp_cmd_prune(int argc, char **argv);
+/* bench --history: the metrics store on RUNS runs of CASES cases (cmd_bench_history.c) */
+int mp_bench_history(uint64_t runs, uint64_t cases, uint64_t keep);
 int mp_cmd_bench(int argc, char **argv);
 /* cmd_viz.c: pictures of a plan */
 int mp_cmd_trace(int argc, char **argv);

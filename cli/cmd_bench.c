@@ -414,6 +414,7 @@ static void bench_instances(bstate *s, const char *data) {
 static const char BENCH_HELP[] =
     "usage: memplan bench [--db FILE] [--data DIR] [--max-tensors N] [--limit S]\n"
     "                     [--repeat N]\n"
+    "       memplan bench --history [--runs N] [--cases N] [--keep N]\n"
     "\n"
     "Plan quality, planning time, peak memory and speed-up over greedy of\n"
     "every planner in the table, side by side: generated graphs of 10^2 ..\n"
@@ -428,14 +429,19 @@ static const char BENCH_HELP[] =
     "  --max-tensors N   largest generated graph (default 1000000)\n"
     "  --limit S         seconds one plan may take (default 120)\n"
     "  --repeat N        runs of each plan under a second, the fastest kept\n"
-    "                    (default 3; every run must give the same bytes)\n";
+    "                    (default 3; every run must give the same bytes)\n"
+    "  --history         instead: the metrics store on a long history, --runs\n"
+    "                    synthetic harness runs (default 1000) of --cases cases\n"
+    "                    (default 1000) for every planner in a scratch database:\n"
+    "                    the time of each report form, the gate and prune --keep\n"
+    "                    (default 100)\n";
 
 int mp_cmd_bench(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan bench");
     const char *db = "results/metrics.db", *data = "bench/data", *arg;
-    uint64_t max_tensors = 1000000, limit = 120, repeat = 3;
-    bool opt;
+    uint64_t max_tensors = 1000000, limit = 120, repeat = 3, runs = 1000, cases = 1000, keep = 100;
+    bool opt, history = false;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
         if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
@@ -451,10 +457,19 @@ int mp_cmd_bench(int argc, char **argv) {
             if (!mp_args_u64(&a, "--limit", 1, 86400, &limit)) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--repeat")) {
             if (!mp_args_u64(&a, "--repeat", 1, 100, &repeat)) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--history")) {
+            history = true;
+        } else if (mp_args_is(&a, arg, "--runs")) {
+            if (!mp_args_u64(&a, "--runs", 1, 1000000, &runs)) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--cases")) {
+            if (!mp_args_u64(&a, "--cases", 1, 1000000, &cases)) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--keep")) {
+            if (!mp_args_u64(&a, "--keep", 1, 1000000, &keep)) return MP_EFORMAT;
         } else {
             return mp_usage_error(a.cmd, "unknown option '%s'", arg);
         }
     }
+    if (history) return mp_bench_history(runs, cases, keep) ? MP_EIO : 0;
     bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat, {{false}}};
     char started[32];
     mp_db_now(started, sizeof started);

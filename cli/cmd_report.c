@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 static const char REPORT_HELP[] =
-    "usage: memplan report [--db FILE] [--since DATE] [--algo A]\n"
+    "usage: memplan report [--db FILE] [--since DATE] [--algo A] [--by-commit]\n"
     "                      [--format text|csv|json | --html [--svg-dir DIR]] [-o FILE]\n"
     "\n"
     "Answer the questions users ask of the metrics history: plan quality per\n"
     "algorithm and run (mean and worst ratio to the lower bound), the worst\n"
-    "graphs, and the runs where a graph's planned bytes changed.  The schema\n"
+    "graphs, and the changes of a graph's planned bytes from one run of a\n"
+    "command to its next (the newest 30 runs, newest first).  The schema\n"
     "is documented in docs/metrics.md for raw SQL.\n"
     "\n"
     "options:\n"
@@ -19,6 +20,12 @@ static const char REPORT_HELP[] =
     "  --since DATE   only runs started on or after DATE (UTC: YYYY-MM-DD,\n"
     "                 optionally THH:MM[:SS])\n"
     "  --algo A       only algorithm A\n"
+    "  --by-commit    per commit instead, in the order first measured: each\n"
+    "                 planner's graphs, valid/invalid/refused, mean and worst\n"
+    "                 ratio, bytes and time per graph, and the change against\n"
+    "                 the commit before (harness runs of the newest run's\n"
+    "                 command only, so every commit planned the same graphs);\n"
+    "                 with --html the chart and table are per commit\n"
     "  --format F     text (default), csv or json\n"
     "  --html         a self-contained HTML page instead: charts of the ratio to\n"
     "                 the lower bound over time and of planning time against\n"
@@ -70,7 +77,7 @@ static const char GATE_HELP[] =
 
 typedef struct report_args {
     const char *db, *since, *algo, *format, *out, *svg_dir;
-    bool html;
+    bool html, by_commit;
     char since_utc[32]; /* --since as stored: a T, no Z */
 } report_args;
 
@@ -102,6 +109,9 @@ static int report_option(mp_args *a, const char *arg, report_args *ra) {
     } else if (mp_args_is(a, arg, "--html")) {
         if (!mp_args_flag_ok(a, "--html")) return MP_EFORMAT;
         ra->html = true;
+    } else if (mp_args_is(a, arg, "--by-commit")) {
+        if (!mp_args_flag_ok(a, "--by-commit")) return MP_EFORMAT;
+        ra->by_commit = true;
     } else if (mp_args_is(a, arg, "--svg-dir")) {
         if (!(ra->svg_dir = mp_args_value(a, "--svg-dir"))) return MP_EFORMAT;
         if (!*ra->svg_dir) return mp_usage_error(a->cmd, "empty --svg-dir");
@@ -116,12 +126,15 @@ static int report_option(mp_args *a, const char *arg, report_args *ra) {
 
 /* The report of the open database, as text, CSV, JSON or HTML. */
 static int write_report(mp_db *d, const report_args *ra, mp_buf *b, mp_err *err) {
-    if (!ra->html) return mp_report(d, ra->since, ra->algo, ra->format ? ra->format : "text", b, err);
+    const char *format = ra->format ? ra->format : "text";
+    if (!ra->html && ra->by_commit) return mp_report_by_commit(d, ra->since, ra->algo, format, b, err);
+    if (!ra->html) return mp_report(d, ra->since, ra->algo, format, b, err);
     mp_viz_report_options ro;
     mp_viz_report_options_default(&ro);
     char href[4096];
     ro.since = ra->since;
     ro.algo = ra->algo;
+    ro.by_commit = ra->by_commit;
     if (ra->svg_dir) {
         svg_href(ra->out, ra->svg_dir, href, sizeof href);
         ro.svg_dir = ra->svg_dir;
@@ -133,7 +146,7 @@ static int write_report(mp_db *d, const report_args *ra, mp_buf *b, mp_err *err)
 int mp_cmd_report(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan report");
-    report_args ra = {"results/metrics.db", NULL, NULL, NULL, "-", NULL, false, ""};
+    report_args ra = {"results/metrics.db", NULL, NULL, NULL, "-", NULL, false, false, ""};
     const char *arg;
     bool opt;
     while ((arg = mp_args_next(&a, &opt))) {

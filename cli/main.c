@@ -22,6 +22,7 @@ static const char MAIN_HELP[] =
     "  report    the metrics history: quality over time, worst graphs, changes\n"
     "  gate      compare the latest harness run with a committed baseline\n"
     "  merge     the shards of a harness run (--shard K/N) as one run\n"
+    "  prune     drop old runs' per-case rows, keep their summaries\n"
     "  bench     plan quality, time and memory of every algorithm side by side\n"
     "  trace     a plan as a Chrome trace / Perfetto JSON file\n"
     "  svg       a plan as a standalone SVG picture\n"
@@ -82,6 +83,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "report") == 0) return mp_cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "gate") == 0) return mp_cmd_gate(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0) return mp_cmd_merge(argc - 1, argv + 1);
+    if (strcmp(cmd, "prune") == 0) return mp_cmd_prune(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return mp_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "trace") == 0) return mp_cmd_trace(argc - 1, argv + 1);
     if (strcmp(cmd, "svg") == 0) return mp_cmd_svg(argc - 1, argv + 1);

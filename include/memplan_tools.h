@@ -111,10 +111,22 @@ typedef struct mp_merge_summary {
  * options, version and commit; every shard once; each shard's rows its
  * own cases), then written in one transaction.  Idempotent. */
 int mp_db_merge(const char *out, const char *const *inputs, size_t n, mp_merge_summary *sum, mp_err *err);
+typedef struct mp_prune_summary {
+    int64_t runs, rows; /* runs whose per-case rows were dropped, and those rows */
+} mp_prune_summary;
+/* Drop the per-case rows (results) of every run but the newest `keep` of
+ * its kind, in one transaction; runs and their summaries stay. */
+int mp_db_prune(mp_db *db, uint64_t keep, mp_prune_summary *s, mp_err *err);
+int mp_db_vacuum(mp_db *db, mp_err *err); /* give the freed pages back to the file system */
 /* The history report: format "text", "csv" or "json"; since: an ISO date
  * prefix or NULL; algo: one algorithm or NULL. */
 int mp_report(mp_db *db, const char *since, const char *algo, const char *format,
               struct mp_buf *out, mp_err *err);
+/* Per commit (in the order first measured), each planner's figures over
+ * the harness runs of the newest run's command, and the change against
+ * the commit before. */
+int mp_report_by_commit(mp_db *db, const char *since, const char *algo, const char *format,
+                        struct mp_buf *out, mp_err *err);
 /* Compare the latest harness run with a baseline SQL dump (or rewrite it). */
 int mp_gate(mp_db *db, const char *baseline, bool update, struct mp_buf *out, bool *passed,
             mp_err *err);
@@ -151,11 +163,12 @@ typedef struct mp_report_data {
     size_t np, capp;
     mp_report_wrow *w; /* per algorithm its worst valid plans, at most worst */
     size_t nw, capw;
+    bool by_commit; /* q is per commit: run = its first run, git = the commit */
 } mp_report_data;
 
 /* since: ISO date prefix or NULL; algo: one planner or NULL. */
 int mp_db_report_data(mp_db *db, const char *since, const char *algo, uint32_t max_points,
-                      uint32_t worst, mp_report_data *d, mp_err *err);
+                      uint32_t worst, bool by_commit, mp_report_data *d, mp_err *err);
 void mp_report_data_free(mp_report_data *d);
 
 /* The gate's rows: one (graph, algorithm) of a harness run or baseline. */
@@ -325,6 +338,7 @@ typedef struct mp_viz_report_options {
      * svg_dir/<graph>-<algo>.svg and linked as svg_href/<graph>-<algo>.svg;
      * a graph that cannot be regenerated is listed without a link. */
     const char *svg_dir, *svg_href;
+    bool by_commit; /* the ratio chart and the runs table per commit (report --by-commit) */
 } mp_viz_report_options;
 
 void mp_viz_report_options_default(mp_viz_report_options *o);

@@ -87,14 +87,15 @@ static void worst_table(mp_buf *b, const mp_report_data *d, const mp_viz_report_
 
 /* The latest runs, one row per run and algorithm. */
 static void runs_table(mp_buf *b, const mp_report_data *d) {
-    mp_buf_puts(b, "<h2>Runs</h2>\n");
+    mp_buf_puts(b, d->by_commit ? "<h2>Commits</h2>\n" : "<h2>Runs</h2>\n");
     if (!d->nq) {
         mp_buf_puts(b, "<p>No runs recorded yet.</p>\n");
         return;
     }
     size_t first = d->nq > 60 ? d->nq - 60 : 0;
     if (first) mp_buf_printf(b, "<p class=\"note\">The latest 60 of %zu rows.</p>\n", d->nq);
-    mp_buf_puts(b, "<table>\n<tr><th>run</th><th class=\"l\">started</th><th class=\"l\">kind</th>"
+    mp_buf_puts(b, d->by_commit ? "<table>\n<tr><th>first run</th>" : "<table>\n<tr><th>run</th>");
+    mp_buf_puts(b, "<th class=\"l\">started</th><th class=\"l\">kind</th>"
                    "<th class=\"l\">git</th><th class=\"l\">algo</th><th>graphs</th><th>valid</th>"
                    "<th>invalid</th><th>refused</th><th>mean ratio</th><th>worst ratio</th></tr>\n");
     for (size_t i = first; i < d->nq; i++) {
@@ -124,7 +125,7 @@ int mp_viz_report_html(mp_db *db, const mp_viz_report_options *opts, mp_buf *out
     if (!o.worst) o.worst = 10;
     if (!o.max_points) o.max_points = 5000;
     mp_report_data d;
-    int rc = mp_db_report_data(db, o.since, o.algo, o.max_points, o.worst, &d, err);
+    int rc = mp_db_report_data(db, o.since, o.algo, o.max_points, o.worst, o.by_commit, &d, err);
     if (rc == MP_OK && o.svg_dir) rc = mp_viz_report_svgs(&o, &d, err);
     if (rc != MP_OK) {
         mp_report_data_free(&d);
@@ -140,7 +141,10 @@ int mp_viz_report_html(mp_db *db, const mp_viz_report_options *opts, mp_buf *out
                        "<title>memplan metrics report</title>\n<style>\n%s</style>\n</head>\n"
                        "<body>\n<h1>memplan metrics report</h1>\n<p class=\"meta\">",
                   CSS);
-    mp_buf_printf(out, "%lld run%s", (long long)runs, runs == 1 ? "" : "s");
+    if (d.by_commit) /* the runs of the newest harness command, per commit */
+        mp_buf_printf(out, "%lld commit%s (the harness runs of one command)", (long long)runs, runs == 1 ? "" : "s");
+    else
+        mp_buf_printf(out, "%lld run%s", (long long)runs, runs == 1 ? "" : "s");
     if (d.nq) {
         mp_buf_puts(out, " from ");
         mp_viz_xml(out, d.q[0].started);

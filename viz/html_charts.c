@@ -109,7 +109,8 @@ static void ratio_dots(mp_buf *b, const mp_report_data *d, const int64_t *runs, 
 }
 
 static void ratio_chart(mp_buf *b, const mp_report_data *d) {
-    chart_open(b, "ratio to the lower bound per run and algorithm");
+    chart_open(b, d->by_commit ? "ratio to the lower bound per commit and algorithm"
+                               : "ratio to the lower bound per run and algorithm");
     const char **names = mp_xmalloc((d->nq + 1) * sizeof *names);
     int64_t *runs = mp_xmalloc((d->nq + 1) * sizeof *runs);
     for (size_t i = 0; i < d->nq; i++) names[i] = d->q[i].algo;
@@ -128,11 +129,13 @@ static void ratio_chart(mp_buf *b, const mp_report_data *d) {
     p.y0 = p.logy ? lo / 1.1 : lo - pad;
     p.y1 = p.logy ? hi * 1.1 : hi + pad;
     char **xn = mp_xmalloc((nr + 1) * sizeof *xn);
-    for (size_t i = 0; i < nr; i++) {
+    for (size_t i = 0, k = 0; i < nr; i++) {
         xn[i] = mp_xmalloc(24);
-        snprintf(xn[i], 24, "%lld", (long long)runs[i]);
+        while (d->by_commit && d->q[k].run != runs[i]) k++;
+        if (d->by_commit) snprintf(xn[i], 24, "%.10s", d->q[k].git); /* a commit: its short name */
+        else snprintf(xn[i], 24, "%lld", (long long)runs[i]);
     }
-    mp_viz_plot_frame(b, &p, "run", p.logy ? "ratio to the lower bound (log)" : "ratio to the lower bound",
+    mp_viz_plot_frame(b, &p, d->by_commit ? "commit" : "run", p.logy ? "ratio to the lower bound (log)" : "ratio to the lower bound",
                       (const char *const *)xn, nr);
     const char *colors[MAX_ALGOS];
     for (size_t a = 0; a < na; a++) {

@@ -1,12 +1,12 @@
 /* report_data.c - what the HTML report (viz/html.c) reads from the
  * metrics store.
  *
- * Three queries over runs and results (schema: store.c,
+ * Three queries over runs, summaries and results (schema: store.c,
  * docs/metrics.md), each in a total order so the page is deterministic:
- *   quality  per run and algorithm: counts, mean and worst ratio to the
- *            lower bound of the valid plans (ratio over time)
+ *   quality  per run (or commit, by_commit.c) and algorithm: counts, mean
+ *            and worst ratio to the lower bound of the valid plans
  *   points   the most recent plans' size and planning time
- *   worst    per algorithm, its highest-ratio valid plans
+ *   worst    per algorithm, its highest-ratio valid plans (worst.c)
  * ?1 = since ('' for all), ?2 = algorithm ('' for all), ?3 = a limit. */
 #include "store.h"
 
@@ -14,13 +14,11 @@
 #include <stdio.h>
 
 static const char Q_QUALITY[] =
-    "SELECT r.id, substr(r.started,1,19), r.kind, coalesce(r.git_rev,''), x.algo, count(*),"
-    " sum(x.verify='valid'), sum(x.verify IN ('invalid','crash')), sum(x.verify='refused'),"
-    " avg(CASE WHEN x.verify='valid' THEN x.ratio END),"
-    " max(CASE WHEN x.verify='valid' THEN x.ratio END)"
-    " FROM runs r JOIN results x ON x.run_id = r.id"
-    " WHERE r.started >= ?1 AND (?2 = '' OR x.algo = ?2)"
-    " GROUP BY r.id, x.algo ORDER BY r.id, x.algo";
+    "SELECT r.id, substr(r.started,1,19), r.kind, coalesce(r.git_rev,''), s.algo, s.graphs,"
+    " s.valid, s.invalid, s.refused, s.mean_ratio, s.max_ratio"
+    " FROM runs r JOIN summaries s ON s.run_id = r.id"
+    " WHERE r.started >= ?1 AND (?2 = '' OR s.algo = ?2)"
+    " ORDER BY r.id, s.algo";
 
 static const char Q_POINTS[] =
     "SELECT x.run_id, x.tensors, x.plan_ms, x.algo, x.graph"
@@ -29,17 +27,6 @@ static const char Q_POINTS[] =
     " AND x.verify IN ('valid','invalid') AND x.plan_ms IS NOT NULL AND x.tensors > 0"
     " ORDER BY x.run_id DESC, x.graph, x.algo LIMIT ?3";
 
-/* per algorithm, its worst graphs, each graph once (its worst run) */
-static const char Q_WORST[] =
-    "SELECT run_id, graph, algo, ratio, total_bytes, lower_bound, profile, tensors, kind FROM"
-    " (SELECT *, row_number() OVER (PARTITION BY algo ORDER BY ratio DESC, run_id DESC, graph) AS rank"
-    "  FROM (SELECT x.run_id, x.graph, x.algo, x.ratio, x.total_bytes, x.lower_bound,"
-    "   coalesce(x.profile,'') AS profile, x.tensors, r.kind,"
-    "   row_number() OVER (PARTITION BY x.algo, x.graph ORDER BY x.ratio DESC, x.run_id DESC) AS once"
-    "   FROM results x JOIN runs r ON r.id = x.run_id"
-    "   WHERE r.started >= ?1 AND (?2 = '' OR x.algo = ?2) AND x.verify = 'valid')"
-    "  WHERE once = 1)"
-    " WHERE rank <= ?3 ORDER BY algo, rank";
 
 static void text(sqlite3_stmt *st, int c, char *dst, size_t n) {
     const unsigned char *s = sqlite3_column_text(st, c);
@@ -48,11 +35,6 @@ static void text(sqlite3_stmt *st, int c, char *dst, size_t n) {
 
 static double real(sqlite3_stmt *st, int c) {
     return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
-}
-
-static uint64_t u64(sqlite3_stmt *st, int c) {
-    sqlite3_int64 v = sqlite3_column_int64(st, c);
-    return v < 0 ? 0 : (uint64_t)v;
 }
 
 static void row_quality(sqlite3_stmt *st, mp_report_data *d) {
@@ -83,19 +65,37 @@ static void row_point(sqlite3_stmt *st, mp_report_data *d) {
     if (isfinite(r.tensors) && isfinite(r.ms)) MP_VEC_PUSH(d->p, d->np, d->capp, r);
 }
 
-static void row_worst(sqlite3_stmt *st, mp_report_data *d) {
-    mp_report_wrow r;
-    memset(&r, 0, sizeof r);
-    r.run = sqlite3_column_int64(st, 0);
-    text(st, 1, r.graph, sizeof r.graph);
-    text(st, 2, r.algo, sizeof r.algo);
-    r.ratio = real(st, 3);
-    r.bytes = u64(st, 4);
-    r.lower = u64(st, 5);
-    text(st, 6, r.profile, sizeof r.profile);
-    r.tensors = u64(st, 7);
-    text(st, 8, r.kind, sizeof r.kind);
-    MP_VEC_PUSH(d->w, d->nw, d->capw, r);
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Per algorithm of the quality rows, its worst valid plans (worst.c). */
+static int worst_rows(sqlite3 *h, const char *since, uint32_t worst, mp_report_data *d, mp_err *err) {
+    const char **algos = mp_xmalloc((d->nq + 1) * sizeof *algos);
+    size_t na = 0;
+    for (size_t i = 0; i < d->nq; i++) {
+        size_t k = 0;
+        while (k < na && strcmp(algos[k], d->q[i].algo)) k++;
+        if (k == na) algos[na++] = d->q[i].algo;
+    }
+    qsort(algos, na, sizeof *algos, cmp_name);
+    int rc = MP_OK;
+    for (size_t a = 0; a < na && rc == MP_OK; a++) {
+        mp_worst_rows w;
+        rc = mp_db_worst(h, since, algos[a], worst, &w, err);
+        for (size_t i = 0; rc == MP_OK && i < w.n; i++) {
+            mp_report_wrow r;
+            memset(&r, 0, sizeof r);
+            const mp_worst_row *x = &w.v[i];
+            r.run = x->run, r.bytes = x->bytes, r.lower = x->lower, r.tensors = x->tensors, r.ratio = x->ratio;
+            snprintf(r.graph, sizeof r.graph, "%s", x->graph);
+            snprintf(r.algo, sizeof r.algo, "%s", x->algo);
+            snprintf(r.profile, sizeof r.profile, "%s", x->profile);
+            snprintf(r.kind, sizeof r.kind, "%s", x->kind);
+            MP_VEC_PUSH(d->w, d->nw, d->capw, r);
+        }
+        mp_worst_rows_free(&w);
+    }
+    mp_xfree(algos);
+    return rc;
 }
 
 typedef struct filter {
@@ -119,13 +119,20 @@ static int query(sqlite3 *db, const char *sql, const filter *o, int64_t limit,
 }
 
 int mp_db_report_data(mp_db *db, const char *since, const char *algo, uint32_t max_points,
-                      uint32_t worst, mp_report_data *d, mp_err *err) {
+                      uint32_t worst, bool by_commit, mp_report_data *d, mp_err *err) {
     memset(d, 0, sizeof *d);
     sqlite3 *h = mp_db_sqlite(db);
     filter f = {since, algo};
+    /* the worst plans of every planner of the window, also by commit */
     int rc = query(h, Q_QUALITY, &f, 0, row_quality, d, err);
     if (rc == MP_OK) rc = query(h, Q_POINTS, &f, max_points, row_point, d, err);
-    if (rc == MP_OK) rc = query(h, Q_WORST, &f, worst, row_worst, d, err);
+    if (rc == MP_OK) rc = worst_rows(h, since, worst, d, err);
+    if (rc == MP_OK && by_commit) {
+        mp_xfree(d->q);
+        d->q = NULL, d->nq = d->capq = 0;
+        d->by_commit = true;
+        rc = query(h, mp_by_commit_chart_sql(), &f, 0, row_quality, d, err);
+    }
     return rc;
 }
 

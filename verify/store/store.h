@@ -10,6 +10,46 @@
 #include <sqlite3.h>
 
 sqlite3 *mp_db_sqlite(mp_db *d);
+
+/* The summaries' columns from results (a run's figures per planner, as
+ * the report shows them). */
+#define SUMMARY_OF_RESULTS \
+    "SELECT run_id, algo, count(*), sum(verify='valid')," \
+    " sum(verify IN ('invalid','crash')), sum(verify='refused')," \
+    " avg(CASE WHEN verify='valid' THEN ratio END), max(CASE WHEN verify='valid' THEN ratio END)," \
+    " sum(CASE WHEN verify='valid' THEN total_bytes ELSE 0 END), sum(plan_ms)" \
+    " FROM results"
+
+/* The worst valid plans, each graph once (worst.c): of one planner, or
+ * of all when algo is NULL or ""; since: an ISO date prefix or NULL. */
+typedef struct mp_worst_row {
+    int64_t run;
+    char *graph, *algo;
+    double ratio;
+    char *ratio_text; /* "%.4f", as SQLite prints it */
+    uint64_t bytes, lower;
+    char *profile;
+    uint64_t tensors;
+    char *kind;
+} mp_worst_row;
+typedef struct mp_worst_rows {
+    mp_worst_row *v;
+    size_t n, cap;
+} mp_worst_rows;
+int mp_db_worst(sqlite3 *db, const char *since, const char *algo, uint32_t limit, mp_worst_rows *out,
+                mp_err *err);
+void mp_worst_rows_free(mp_worst_rows *w);
+
+/* The per-commit figures as the HTML page's quality rows (by_commit.c):
+ * ?1 = since, ?2 = algorithm or '' (report_data.c runs it). */
+const char *mp_by_commit_chart_sql(void);
+
+/* The indexes that answer the report's worst plans (worst.c): per planner
+ * and over all, valid plans only.  prune drops and rebuilds them. */
+#define RESULTS_INDEXES \
+    "CREATE INDEX results_worst ON results(algo, ratio DESC, run_id DESC, graph) WHERE verify = 'valid';" \
+    "CREATE INDEX results_ratio ON results(ratio DESC, run_id DESC, algo) WHERE verify = 'valid'"
+
 /* Within a transaction the caller holds: */
 int mp_db_insert_run(mp_db *d, const mp_run_info *run, int64_t *id, mp_err *err);
 int mp_db_summarize(mp_db *d, int64_t run, mp_err *err); /* summaries from its results */
