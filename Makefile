@@ -131,9 +131,12 @@ $(T)/unit: $(TEST_SRC) $(wildcard tests/unit/*.h) $(T)/libmemplan-tools.a $(T)/l
 # ---------------------------------------------------------------- bench
 # The benchmark table (README): every algorithm side by side, recorded in
 # the metrics store.  BENCH_ARGS=--max-tensors 100000 for a shorter run.
+# Then the metrics store on a long history (1,000 runs of 1,000 cases;
+# BENCH_HISTORY_ARGS="--runs 100" for a shorter one), docs/metrics.md.
 bench: $(B)/memplan
 	@mkdir -p results
 	$(B)/memplan bench --db results/metrics.db --data bench/data $(BENCH_ARGS)
+	$(B)/memplan bench --history $(BENCH_HISTORY_ARGS)
 
 # ------------------------------------------------- ExecuTorch's planner
 # Re-record the corpus's ExecuTorch plans with ExecuTorch's own planner from

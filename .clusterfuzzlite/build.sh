@@ -12,7 +12,7 @@ B=build/oss
 make -j"$(nproc)" B=$B CC="$CC" CFLAGS="$CFLAGS" EXTRA_CFLAGS="-Wno-error" $B/libmemplan.a $B/libmemplan-tools.a
 INC="-std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iviz -Icli -Ifuzz"
 $CC $CFLAGS $INC -c fuzz/brute.c -o $B/brute.o
-for t in parse planners plan verify planfile csv baseline shapes; do
+for t in parse planners plan verify planfile csv baseline shapes store; do
     $CC $CFLAGS $INC -c "fuzz/fuzz_$t.c" -o "$B/fuzz_$t.o"
     extra=""
     [ "$t" = verify ] && extra=$B/brute.o

@@ -155,7 +155,7 @@ int mp_bench_history(uint64_t runs, uint64_t cases, uint64_t keep) {
         printf("# the metrics store on a long history: %llu runs of %llu cases x %u planners (%llu rows),"
                " recorded in %.1f s\n\n| %-50s | %8s | %12s |\n|---|---:|---:|\n",
                (unsigned long long)runs, (unsigned long long)cases, mp_planner_count(),
-               (unsigned long long)(runs * cases * mp_planner_count()), fill_s, "query", "seconds", "output bytes");
+               (unsigned long long)(runs * cases * mp_planner_count()), fill_s, "query", "seconds", "output bytes (prune: rows dropped)");
         char since[32]; /* the newest tenth of the runs */
         run_start(runs - runs / 10 - 1, since, sizeof since);
         since[10] = 0;

@@ -19,7 +19,8 @@
     " per AS (SELECT rev, algo, min(id) AS first, max(id) AS last, count(*) AS runs, sum(graphs) AS graphs," \
     "  sum(valid) AS valid, sum(invalid) AS invalid, sum(refused) AS refused," \
     "  sum(mean_ratio * valid) / nullif(sum(valid), 0) AS ratio, max(max_ratio) AS worst," \
-    "  sum(bytes) / count(*) AS bytes, sum(plan_ms) / nullif(sum(graphs), 0) AS ms FROM sel GROUP BY rev, algo)," \
+    "  CAST(total(bytes) / count(*) AS INTEGER) AS bytes, sum(plan_ms) / nullif(sum(graphs), 0) AS ms" \
+    "  FROM sel GROUP BY rev, algo)," \
     " ord AS (SELECT *, min(first) OVER (PARTITION BY rev) AS seen," \
     "  (SELECT substr(started,1,19) FROM runs WHERE id = per.first) AS started FROM per)"
 

@@ -12,12 +12,13 @@
 sqlite3 *mp_db_sqlite(mp_db *d);
 
 /* The summaries' columns from results (a run's figures per planner, as
- * the report shows them). */
+ * the report shows them).  Bytes are summed as doubles (total(): exact up
+ * to 2^53, never an overflow error that would refuse the run). */
 #define SUMMARY_OF_RESULTS \
     "SELECT run_id, algo, count(*), sum(verify='valid')," \
     " sum(verify IN ('invalid','crash')), sum(verify='refused')," \
     " avg(CASE WHEN verify='valid' THEN ratio END), max(CASE WHEN verify='valid' THEN ratio END)," \
-    " sum(CASE WHEN verify='valid' THEN total_bytes ELSE 0 END), sum(plan_ms)" \
+    " CAST(total(CASE WHEN verify='valid' THEN total_bytes END) AS INTEGER), sum(plan_ms)" \
     " FROM results"
 
 /* The worst valid plans, each graph once (worst.c): of one planner, or
