@@ -25,6 +25,12 @@ typedef struct pgraph {
     mp_tok *view_ref, *inplace_ref;
     size_t rcap;
     bool seen_body, seen_output;
+    /* delegate nodes' scratch= (node, bytes) until the graph closes */
+    struct scratch_ref {
+        int32_t node;
+        uint64_t bytes;
+    } *scratch;
+    size_t n_scratch, scratch_cap;
 } pgraph;
 
 typedef struct subref {
@@ -259,8 +265,17 @@ static void sub_keys(int kind, const char **k0, const char **k1) {
     else if (kind == MP_NODE_MAP || kind == MP_NODE_SCAN) *k0 = "body";
 }
 
+/* scratch=BYTES of a delegate node: its working memory, at least a byte. */
+static int scratch_attr(parser *p, const mp_node *nd, mp_tok val, uint64_t *bytes) {
+    char q[48];
+    if (nd->kind != MP_NODE_DELEGATE) return fail(p, "scratch= is only for delegate nodes");
+    if (!parse_u64(val, MP_MAX_SIZE, bytes) || !*bytes)
+        return fail(p, "bad scratch= '%s' (want bytes: a decimal from 1 to below 2^62)", Q(val, q));
+    return MP_OK;
+}
+
 static int node_attrs(parser *p, mp_node *nd, mp_tok *tk, int nt, mp_tok *subs,
-                      bool *has_in, bool *has_out) {
+                      bool *has_in, bool *has_out, uint64_t *scratch) {
     char q[48];
     const char *k0, *k1;
     sub_keys((int)nd->kind, &k0, &k1);
@@ -288,6 +303,9 @@ static int node_attrs(parser *p, mp_node *nd, mp_tok *tk, int nt, mp_tok *subs,
             has_backend = true;
             if (check_name(p, val, "backend")) return p->err->code;
             nd->backend = mp_arena_strndup(p->arena, val.s, val.n);
+        } else if (mp_tok_is(key, "scratch")) {
+            dup = *scratch != 0;
+            if (!dup && scratch_attr(p, nd, val, scratch)) return p->err->code;
         } else if (mp_tok_is(key, "op")) {
             dup = nd->op != NULL;
             if (!dup && check_op(p, val)) return p->err->code;
@@ -367,12 +385,56 @@ static int parse_node(parser *p, mp_tok *tk, int nt) {
     nd->sub[0] = nd->sub[1] = -1;
     mp_tok subs[2] = {{0, 0}, {0, 0}};
     bool has_in = false, has_out = false;
-    if (node_attrs(p, nd, tk, nt, subs, &has_in, &has_out)) return p->err->code;
+    uint64_t scratch = 0;
+    if (node_attrs(p, nd, tk, nt, subs, &has_in, &has_out, &scratch)) return p->err->code;
     if (check_node_shape(p, nd, has_in)) return p->err->code;
     if (define_outputs(p, nd, idx)) return p->err->code;
     for (int s = 0; s < 2; s++)
         if (subs[s].s && add_subref(p, idx, s, subs[s])) return p->err->code;
+    if (scratch) {
+        struct scratch_ref r = {idx, scratch};
+        MP_VEC_PUSH(g->scratch, g->n_scratch, g->scratch_cap, r);
+    }
     g->g.n_nodes++;
+    return MP_OK;
+}
+
+/* Each scratch= becomes a tensor of its own, after the declared ones (so
+ * that writing and parsing again keeps every index): "scratch.N" for node
+ * N, the device of the node's first output (else first input, else
+ * cpu:0), defined by the node as its last output and used by no node, so
+ * it lives at that node alone.  The writer gives it back as scratch=. */
+static int add_scratch_tensors(parser *p, pgraph *g) {
+    for (size_t k = 0; k < g->n_scratch; k++) {
+        mp_node *nd = &g->g.nodes[g->scratch[k].node];
+        char name[32];
+        int len = snprintf(name, sizeof name, "scratch.%d", g->scratch[k].node);
+        int32_t taken = mp_strmap_get(&g->names, name, (size_t)len);
+        if (taken >= 0) {
+            p->line = nd->line;
+            return fail(p, "scratch= makes tensor '%s', but a tensor of that name is declared at line %d", name,
+                        g->g.tensors[taken].line);
+        }
+        grow_tensors(g);
+        int32_t idx = (int32_t)g->g.n_tensors++;
+        mp_tensor *t = &g->g.tensors[idx];
+        memset(t, 0, sizeof *t);
+        t->name = mp_arena_strndup(p->arena, name, (size_t)len);
+        t->size = g->scratch[k].bytes;
+        t->flags = MP_T_SCRATCH;
+        t->inplace_base = t->view_base = -1;
+        t->root = idx;
+        t->def_node = g->scratch[k].node;
+        t->line = nd->line;
+        int32_t near = nd->n_out ? nd->out[0] : nd->n_in ? nd->in[0] : -1;
+        if (near >= 0) t->device = g->g.tensors[g->g.tensors[near].root].device;
+        g->view_ref[idx] = g->inplace_ref[idx] = (mp_tok){0, 0};
+        mp_strmap_put(&g->names, t->name, (size_t)len, idx);
+        int32_t *out = mp_arena_alloc(p->arena, (nd->n_out + 1) * sizeof *out);
+        if (nd->n_out) memcpy(out, nd->out, nd->n_out * sizeof *out);
+        out[nd->n_out++] = idx;
+        nd->out = out;
+    }
     return MP_OK;
 }
 
@@ -429,6 +491,8 @@ static int close_graph(parser *p) {
     mp_tensor *ts = g->g.tensors;
     if (!g->seen_output)
         return fail(p, "graph '%s' has no output node", g->g.name);
+    if (add_scratch_tensors(p, g)) return p->err->code;
+    ts = g->g.tensors; /* add_scratch_tensors may have moved them */
     for (uint32_t i = 0; i < g->g.n_tensors; i++) {
         if (g->view_ref[i].s &&
             resolve_ref(p, g, i, g->view_ref[i], "view base", &ts[i].view_base))
@@ -455,7 +519,9 @@ static int close_graph(parser *p) {
     }
     mp_xfree(g->view_ref);
     mp_xfree(g->inplace_ref);
+    mp_xfree(g->scratch);
     g->view_ref = g->inplace_ref = NULL;
+    g->scratch = NULL;
     mp_strmap_free(&g->names);
     p->cur = NULL;
     return MP_OK;
@@ -593,6 +659,7 @@ static void parser_free(parser *p) {
         mp_xfree(p->graphs[i].g.nodes);
         mp_xfree(p->graphs[i].view_ref);
         mp_xfree(p->graphs[i].inplace_ref);
+        mp_xfree(p->graphs[i].scratch);
         mp_strmap_free(&p->graphs[i].names);
     }
     mp_xfree(p->graphs);

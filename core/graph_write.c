@@ -48,7 +48,8 @@ static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
  * The generator and the fuzz decoder write their graphs with it too. */
 void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
                        const int32_t *out, uint32_t n_out, const char *const sub[2],
-                       const char *backend, const char *op, mp_name_fn name, const void *ctx) {
+                       const char *backend, uint64_t scratch, const char *op, mp_name_fn name,
+                       const void *ctx) {
     mp_buf_printf(b, "node %s", mp_node_kind_name(kind));
     if (op) mp_buf_printf(b, " op=%s", op);
     put_list(b, "in", in, n_in, name, ctx);
@@ -56,6 +57,10 @@ void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_i
     for (int s = 0; s < 2; s++)
         if (sub[s] && mp_node_sub_key(kind, s)) mp_buf_printf(b, " %s=%s", mp_node_sub_key(kind, s), sub[s]);
     if (backend) mp_buf_printf(b, " backend=%s", backend);
+    if (scratch) {
+        mp_buf_puts(b, " scratch=");
+        mp_buf_u64(b, scratch);
+    }
     mp_buf_put(b, "\n", 1);
 }
 
@@ -69,7 +74,11 @@ static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
     const char *sub[2] = {NULL, NULL};
     for (int s = 0; s < 2; s++)
         if (nd->sub[s] >= 0) sub[s] = prog->graphs[nd->sub[s]].name;
-    mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, nd->op,
+    /* a scratch tensor is the node's last output, written as scratch= */
+    uint32_t n_out = nd->n_out;
+    uint64_t scratch = 0;
+    if (n_out && (g->tensors[nd->out[n_out - 1]].flags & MP_T_SCRATCH)) scratch = g->tensors[nd->out[--n_out]].size;
+    mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, n_out, sub, nd->backend, scratch, nd->op,
                       tensor_name, g);
 }
 
@@ -81,7 +90,7 @@ void mp_graph_write(const mp_program *prog, mp_buf *b) {
         const mp_graphdef *g = &prog->graphs[gi];
         mp_buf_printf(b, "graph %s\n", g->name);
         for (uint32_t t = 0; t < g->n_tensors; t++)
-            put_tensor(b, g, &g->tensors[t]);
+            if (!(g->tensors[t].flags & MP_T_SCRATCH)) put_tensor(b, g, &g->tensors[t]);
         for (uint32_t i = 0; i < g->n_nodes; i++)
             put_node(b, prog, g, &g->nodes[i]);
         mp_buf_puts(b, "end\n");

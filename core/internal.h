@@ -78,7 +78,7 @@ const char *mp_node_sub_key(uint32_t kind, int s);
 typedef const char *(*mp_name_fn)(const void *ctx, int32_t t, char *buf);
 void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
                        const int32_t *out, uint32_t n_out, const char *const sub[2],
-                       const char *backend, const char *op, mp_name_fn name, const void *ctx);
+                       const char *backend, uint64_t scratch, const char *op, mp_name_fn name, const void *ctx);
 
 /* --- the model (graph_model.c, file.c, plan_write.c) */
 /* Graphs reachable from the entry, as flags indexed by graph. */

@@ -402,7 +402,7 @@ static void write_program(const dec *d, mp_buf *b) {
                 const char *sub[2] = {NULL, NULL};
                 for (int s = 0; s < 2; s++)
                     if (nd->sub[s] >= 0) graph_name((uint32_t)nd->sub[s], sub_name[s]), sub[s] = sub_name[s];
-                mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, NULL,
+                mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, 0, NULL,
                                   index_name, NULL);
             }
         }

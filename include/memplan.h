@@ -50,9 +50,9 @@ extern "C" {
 /* --------------------------------------------------------------- version */
 
 #define MP_VERSION_MAJOR 1
-#define MP_VERSION_MINOR 3
+#define MP_VERSION_MINOR 4
 #define MP_VERSION_PATCH 0
-#define MEMPLAN_VERSION "1.3.0"
+#define MEMPLAN_VERSION "1.4.0"
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 MP_API const char *mp_version(void);
@@ -134,7 +134,11 @@ typedef struct mp_device {
 enum mp_tensor_flags {
     MP_T_CONST = 1u << 0,
     MP_T_MUTABLE = 1u << 1,
-    MP_T_DYNAMIC = 1u << 2
+    MP_T_DYNAMIC = 1u << 2,
+    /* a delegate node's scratch= (since 1.4): the tensor "scratch.N" that
+     * node N defines as its last output and no node reads; files give it as
+     * scratch=BYTES on the node, never as a tensor line */
+    MP_T_SCRATCH = 1u << 3
 };
 
 typedef struct mp_tensor {
@@ -237,6 +241,9 @@ typedef struct mp_node_spec {
                           * body; map, scan: body), NULL when unused */
     const char *backend; /* delegate only, or NULL */
     const char *op;      /* the operator's name, or NULL (since 1.2) */
+    uint64_t scratch;    /* delegate only: bytes of working memory live during
+                          * the node alone, planned as tensor "scratch.N"; 0:
+                          * none (since 1.4) */
 } mp_node_spec;
 
 MP_API mp_builder *mp_builder_new(mp_err *err);

@@ -34,7 +34,7 @@ class TensorSpec(ctypes.Structure):
 class NodeSpec(ctypes.Structure):
     _fields_ = [("kind", c_u32), ("inputs", ctypes.POINTER(c_char_p)), ("n_in", c_u32),
                 ("outputs", ctypes.POINTER(c_char_p)), ("n_out", c_u32), ("sub", c_char_p * 2),
-                ("backend", c_char_p), ("op", c_char_p)]
+                ("backend", c_char_p), ("op", c_char_p), ("scratch", c_u64)]
 
 
 class Options(ctypes.Structure):

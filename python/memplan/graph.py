@@ -7,7 +7,7 @@ from ._lib import lib
 from .errors import MemplanError, check
 
 KINDS = ["placeholder", "call", "delegate", "cond", "while", "map", "scan", "output"]
-CONST, MUTABLE, DYNAMIC = 1, 2, 4
+CONST, MUTABLE, DYNAMIC, SCRATCH = 1, 2, 4, 8  # SCRATCH: a delegate's scratch= tensor
 
 
 def _b(s):
@@ -77,12 +77,14 @@ class GraphBuilder:
         return name
 
     def node(self, kind, inputs=(), outputs=(), op=None, true=None, false=None, cond=None, body=None,
-             backend=None):
+             backend=None, scratch=0):
+        """A node; a delegate may declare `scratch` bytes of working memory,
+        planned as tensor "scratch.N" that lives during this node alone."""
         if kind not in KINDS:
             raise MemplanError(_lib.EFORMAT, "unknown node kind %r (one of %s)" % (kind, ", ".join(KINDS)))
         sub = {"cond": (true, false), "while": (cond, body), "map": (body, None), "scan": (body, None)}
         self.nodes.append((KINDS.index(kind), list(inputs), list(outputs), sub.get(kind, (None, None)),
-                           backend, op))
+                           backend, op, scratch))
 
 
 class Builder:
@@ -123,9 +125,9 @@ class Builder:
 
     @staticmethod
     def _node(b, n, err):
-        kind, ins, outs, sub, backend, op = n
+        kind, ins, outs, sub, backend, op, scratch = n
         cin = (_lib.c_char_p * max(1, len(ins)))(*[_b(x) for x in ins])
         cout = (_lib.c_char_p * max(1, len(outs)))(*[_b(x) for x in outs])
         spec = _lib.NodeSpec(kind, cin, len(ins), cout, len(outs), (_lib.c_char_p * 2)(_b(sub[0]), _b(sub[1])),
-                             _b(backend), _b(op))
+                             _b(backend), _b(op), scratch)
         check(err, lib.mp_builder_node(b, ctypes.byref(spec), ctypes.byref(err)) == _lib.OK)

@@ -77,6 +77,23 @@ def test_the_builder_makes_what_the_parser_reads():
     assert memplan.parse(text).text() == text
 
 
+def test_a_delegates_scratch_is_planned_at_its_node():
+    b = memplan.Builder()
+    g = b.graph("main")
+    for n, size in (("x", 1024), ("a", 4096), ("b", 4096)):
+        g.tensor(n, size)
+    g.node("placeholder", outputs=["x"])
+    g.node("call", ["x"], ["a"])
+    g.node("delegate", ["a"], ["b"], backend="qnn", scratch=8192)
+    g.node("output", ["b"])
+    built = b.build()
+    assert "node delegate in=a out=b backend=qnn scratch=8192\n" in built.text()
+    plan = memplan.plan(built)
+    s = plan.graph("main").allocations["scratch.2"]
+    assert (s.size, s.life) == (8192, (2, 2))
+    assert memplan.verify(built, plan).valid
+
+
 def test_control_flow_through_the_builder():
     b = memplan.Builder()
     m = b.graph("main")

@@ -144,6 +144,18 @@ static const bad_case bad_cases[] = {
     {G1("tensor x 4\nnode placeholder out=x op=a op=b\n"), 4, "node attribute 'op' given twice"},
     {G1("tensor a 1 b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7\n"), 3,
      "too many fields"},
+    /* scratch= (delegate working memory) */
+    {G1("tensor x 4\nnode placeholder out=x\nnode call in=x scratch=64\nnode output\n"), 5,
+     "scratch= is only for delegate nodes"},
+    {G1("tensor x 4\nnode placeholder out=x\nnode delegate in=x backend=q scratch=0\nnode output\n"), 5,
+     "bad scratch= '0'"},
+    {G1("tensor x 4\nnode placeholder out=x\nnode delegate in=x backend=q scratch=4611686018427387904\n"
+        "node output\n"), 5, "bad scratch="},
+    {G1("tensor x 4\nnode placeholder out=x\nnode delegate in=x backend=q scratch=8 scratch=8\nnode output\n"),
+     5, "node attribute 'scratch' given twice"},
+    {G1("tensor x 4\ntensor scratch.1 4\nnode placeholder out=x\nnode delegate in=x out=scratch.1 backend=q "
+        "scratch=8\nnode output\n"), 6, "scratch= makes tensor 'scratch.1', but a tensor of that name is declared "
+        "at line 4"},
 };
 
 Test(format, refused_inputs_name_file_line_and_token) {
@@ -302,6 +314,41 @@ Test(format, operator_names_are_kept_through_parse_and_write) {
     mp_program *q = must_parse(b1.data);
     cr_assert_str_eq(q->graphs[0].nodes[1].op, "aten::add.Tensor");
     mp_buf_free(&b1);
+    mp_program_free(p);
+    mp_program_free(q);
+}
+
+/* scratch=: a tensor of its own after the declared ones, the node's last
+ * output, live at that node alone; written back as scratch=, so the text
+ * round-trips; a plan gives its bytes to a tensor dead there. */
+Test(format, delegate_scratch_is_a_tensor_of_its_node) {
+    const char *text = HDR "graph main\ntensor x 1024\ntensor a 4096\ntensor b 4096 device=cuda:1\n"
+                           "node placeholder out=x\nnode call in=x out=a\n"
+                           "node delegate in=a out=b backend=qnn scratch=8192\ntensor c 1024\n"
+                           "node call in=b out=c\nnode output in=c\nend\n";
+    mp_program *p = must_parse(text);
+    const mp_graphdef *g = &p->graphs[0];
+    cr_assert_eq(g->n_tensors, 5);
+    const mp_tensor *t = &g->tensors[4];
+    cr_assert_str_eq(t->name, "scratch.2");
+    cr_assert_eq(t->size, 8192);
+    cr_assert_eq(t->flags, MP_T_SCRATCH);
+    cr_assert_eq(t->def_node, 2);
+    cr_assert_eq(t->device.type, MP_DEV_CUDA); /* its node's first output's */
+    cr_assert_eq(t->device.index, 1);
+    cr_assert_eq(g->nodes[2].n_out, 2);
+    cr_assert_eq(g->nodes[2].out[1], 4);
+    mp_buf b1, b2;
+    mp_buf_init(&b1);
+    mp_buf_init(&b2);
+    mp_graph_write(p, &b1);
+    cr_assert(strstr(b1.data, "node delegate in=a out=b backend=qnn scratch=8192\n"), "%s", b1.data);
+    cr_assert_null(strstr(b1.data, "tensor scratch"), "%s", b1.data);
+    mp_program *q = must_parse(b1.data);
+    mp_graph_write(q, &b2);
+    cr_assert_str_eq(b1.data, b2.data);
+    mp_buf_free(&b1);
+    mp_buf_free(&b2);
     mp_program_free(p);
     mp_program_free(q);
 }

@@ -21,7 +21,7 @@ static void add_node(mp_builder *b, uint32_t kind, const char *in, const char *o
     /* a cond's one input is its predicate and its branches' operand */
     const char *ins[2] = {in, in}, *outs[1] = {out};
     uint32_t n_in = in == NULL ? 0 : kind == MP_NODE_COND ? 2 : 1;
-    mp_node_spec n = {kind, ins, n_in, outs, out != NULL, {t, f}, NULL, NULL};
+    mp_node_spec n = {kind, ins, n_in, outs, out != NULL, {t, f}, NULL, NULL, 0};
     cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
 }
 
@@ -113,15 +113,51 @@ Test(library, builder_keeps_operator_names) {
     add_tensor(b, "y", 8, 0);
     add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
     const char *ins[1] = {"x"}, *outs[1] = {"y"};
-    mp_node_spec bad = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "two words"};
+    mp_node_spec bad = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "two words", 0};
     cr_assert_eq(mp_builder_node(b, &bad, &err), MP_EFORMAT, "an operator with a space accepted");
-    mp_node_spec n = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "aten.mul.Tensor"};
+    mp_node_spec n = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "aten.mul.Tensor", 0};
     cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
     add_node(b, MP_NODE_OUTPUT, "y", NULL, NULL, NULL);
     mp_program *p = mp_builder_finish(b, &err);
     cr_assert_not_null(p, "%s", err.msg);
     cr_assert_str_eq(p->graphs[0].nodes[1].op, "aten.mul.Tensor");
     mp_program_free(p);
+    mp_builder_free(b);
+}
+
+/* A delegate's scratch through the builder: the tensor the parser makes
+ * from scratch=; on a call node it is the parser's error, naming the call. */
+Test(library, builder_declares_delegate_scratch) {
+    mp_err err;
+    mp_builder *b = mp_builder_new(&err);
+    mp_builder_graph(b, "main", &err);
+    add_tensor(b, "x", 8, 0);
+    add_tensor(b, "y", 8, 0);
+    add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
+    const char *ins[1] = {"x"}, *outs[1] = {"y"};
+    mp_node_spec n = {MP_NODE_DELEGATE, ins, 1, outs, 1, {NULL, NULL}, "qnn", NULL, 4096};
+    cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
+    add_node(b, MP_NODE_OUTPUT, "y", NULL, NULL, NULL);
+    mp_program *p = mp_builder_finish(b, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    const mp_tensor *t = &p->graphs[0].tensors[2];
+    cr_assert_str_eq(t->name, "scratch.1");
+    cr_assert_eq(t->size, 4096);
+    cr_assert_eq(t->flags, MP_T_SCRATCH);
+    mp_program_free(p);
+    mp_builder_free(b);
+
+    b = mp_builder_new(&err);
+    mp_builder_graph(b, "main", &err);
+    add_tensor(b, "x", 8, 0);
+    add_tensor(b, "y", 8, 0);
+    add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
+    mp_node_spec call = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, NULL, 4096};
+    cr_assert_eq(mp_builder_node(b, &call, &err), MP_OK, "%s", err.msg);
+    add_node(b, MP_NODE_OUTPUT, "y", NULL, NULL, NULL);
+    cr_assert_null(mp_builder_finish(b, &err));
+    cr_assert(strstr(err.msg, "node 1 (call)") && strstr(err.msg, "scratch= is only for delegate nodes"), "%s",
+              err.msg);
     mp_builder_free(b);
 }
 

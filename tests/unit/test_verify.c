@@ -363,3 +363,40 @@ Test(verify, a_large_plan_verifies) {
     mp_buf_free(&g);
     mp_buf_free(&pl);
 }
+
+/* A delegate's scratch= is planned by every planner as a tensor live at its
+ * node alone: it shares bytes with x (dead there), never with a or b; a
+ * plan that puts it over a is an overlap naming both. */
+static const char SCRATCH[] = HDR "graph main\ntensor x 1024\ntensor a 4096\ntensor b 4096\ntensor c 1024\n"
+                                  "node placeholder out=x\nnode call in=x out=a\n"
+                                  "node delegate in=a out=b backend=qnn scratch=8192\nnode call in=b out=c\n"
+                                  "node output in=c\nend\n";
+
+Test(verify, delegate_scratch_lives_at_its_node) {
+    for (uint32_t algo = 0; algo < mp_planner_count(); algo++) {
+        mp_options o;
+        mp_options_default(&o);
+        o.algo = algo;
+        char *plan = plan_of(SCRATCH, &o);
+        verdict v = verify_text(SCRATCH, plan);
+        cr_assert_eq(v.rc, MP_OK, "%s: %s\n%s", mp_algo_name(algo), v.text, plan);
+        cr_assert(strstr(plan, "alloc scratch.2 mem_id=1 ") && strstr(plan, " size=8192 life=2,2\n"), "%s", plan);
+        cr_assert_eq(v.lower, 8192 + 4096 + 4096, "%s", v.text); /* scratch, a and b at node 2 */
+        if (algo == MP_ALGO_OPT) cr_assert_eq(v.total, 16384, "%s", plan); /* at the bound */
+        mp_xfree(plan);
+    }
+    mp_options o;
+    mp_options_default(&o);
+    o.algo = MP_ALGO_OPT;
+    char *plan = plan_of(SCRATCH, &o);
+    const char *at = strstr(plan, "alloc a ");
+    cr_assert(at);
+    unsigned long long off = strtoull(strstr(at, "offset=") + 7, NULL, 10);
+    char from[64], to[64];
+    const char *sc = strstr(plan, "alloc scratch.2 ");
+    unsigned long long sc_off = strtoull(strstr(sc, "offset=") + 7, NULL, 10);
+    snprintf(from, sizeof from, "alloc scratch.2 mem_id=1 obj=4 offset=%llu ", sc_off);
+    snprintf(to, sizeof to, "alloc scratch.2 mem_id=1 obj=4 offset=%llu ", off);
+    expect_broken(SCRATCH, plan, from, to, MP_RULE_OVERLAP, "scratch.2");
+    mp_xfree(plan);
+}

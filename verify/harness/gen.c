@@ -73,6 +73,7 @@ typedef struct bnode {
     uint32_t n_in, n_out;
     int32_t sub[2];
     const char *backend;
+    uint64_t scratch; /* a delegate's scratch= bytes, 0: none */
 } bnode;
 
 typedef struct bgraph {
@@ -119,7 +120,7 @@ static int32_t *list(const int32_t *v, uint32_t n) {
 
 static void add_node(bgraph *g, uint32_t kind, const int32_t *in, uint32_t n_in,
                      const int32_t *out, uint32_t n_out) {
-    bnode nd = {kind, list(in, n_in), list(out, n_out), n_in, n_out, {-1, -1}, NULL};
+    bnode nd = {kind, list(in, n_in), list(out, n_out), n_in, n_out, {-1, -1}, NULL, 0};
     if (kind == MP_NODE_PLACEHOLDER) MP_VEC_PUSH(g->ph, g->nph, g->cph, nd);
     else MP_VEC_PUSH(g->body, g->nb, g->cb, nd);
 }
@@ -189,6 +190,12 @@ static void mixed_call(gen *G, size_t gi) {
     bool delegate = chance(&G->r, 12);
     add_node(g, delegate ? MP_NODE_DELEGATE : MP_NODE_CALL, in, k, out, n_out);
     if (delegate) last_node(g)->backend = BACKENDS[below(&G->r, 5)];
+    if (delegate) { /* a third of the delegates declare scratch memory, drawn
+                     * from a copy of the stream: the graph is otherwise what
+                     * the same seed gave before scratch= existed */
+        rng side = {G->r.s ^ 0x5c2a7c4e1d9b3f61ull};
+        if (chance(&side, 33)) last_node(g)->scratch = real_size(&side);
+    }
     for (uint32_t i = 0; i < n_out; i++) offer(g, out[i]);
     G->tensors += n_out;
 }
@@ -597,7 +604,7 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
             const char *sub[2] = {NULL, NULL};
             for (int s = 0; s < 2; s++)
                 if (nd->sub[s] >= 0) sub[s] = G->g[nd->sub[s]].name;
-            mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, NULL,
+            mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, nd->scratch, NULL,
                               btensor_name, g);
         }
     }
