@@ -36,6 +36,12 @@ static const char PLAN_HELP[] =
     "                        written when planning fails)\n"
     "  --verify              verify the plan before writing it; a violation is\n"
     "                        printed to stderr, nothing is written, exit 1\n"
+    "  --summary FILE        also write how big, exactly, to FILE ('-': stdout,\n"
+    "                        then the plan needs -o): per buffer its bytes, lower\n"
+    "                        bound, peak node and op and the tensors live there,\n"
+    "                        largest first, and what alignment, in-place sharing\n"
+    "                        and per-device planning cost\n"
+    "  --summary-format F    text (default) or json\n"
     "  -h, --help            this text\n"
     "\n"
     "exit status: 0 planned; 1 the plan failed --verify; 2 bad usage,\n"
@@ -44,8 +50,8 @@ static const char PLAN_HELP[] =
 
 typedef struct plan_args {
     mp_options opts;
-    const char *graph, *out;
-    bool verify;
+    const char *graph, *out, *summary;
+    bool verify, summary_json;
 } plan_args;
 
 /* A planning option (the table of verify/harness/options.c), with its
@@ -65,6 +71,16 @@ static bool planning_option(mp_args *a, const mp_option_flag *f, mp_options *o) 
     return false;
 }
 
+/* --summary FILE or --summary-format text|json. */
+static int summary_option(mp_args *a, const char *arg, plan_args *pa) {
+    if (mp_args_is(a, arg, "--summary")) return (pa->summary = mp_args_value(a, "--summary")) ? MP_OK : MP_EFORMAT;
+    const char *fmt = mp_args_value(a, "--summary-format");
+    if (!fmt) return MP_EFORMAT;
+    if (strcmp(fmt, "text") && strcmp(fmt, "json")) return mp_usage_error(a->cmd, "unknown summary format '%s'", fmt);
+    pa->summary_json = strcmp(fmt, "json") == 0;
+    return MP_OK;
+}
+
 static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan plan");
@@ -72,7 +88,8 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     pa->opts.algo = MP_ALGO_OPT; /* the command's default; the library's is greedy */
     pa->graph = NULL;
     pa->out = "-";
-    pa->verify = false;
+    pa->verify = pa->summary_json = false;
+    pa->summary = NULL;
     const char *arg;
     const mp_option_flag *f;
     bool opt;
@@ -100,11 +117,16 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
             pa->verify = true;
         } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
             if (!(pa->out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--summary") || mp_args_is(&a, arg, "--summary-format")) {
+            if (summary_option(&a, arg, pa)) return MP_EFORMAT;
         } else {
             return mp_usage_error(a.cmd, "unknown option '%s'", arg);
         }
     }
     if (!pa->graph) return mp_usage_error(a.cmd, "no graph file given");
+    if (pa->summary && !*pa->summary) return mp_usage_error(a.cmd, "empty --summary file name");
+    if (pa->summary && !strcmp(pa->summary, "-") && !strcmp(pa->out, "-"))
+        return mp_usage_error(a.cmd, "--summary - and the plan both on stdout: give the plan -o FILE");
     /* --et-exact reproduces ExecuTorch, whose default algorithm is greedy */
     if (pa->opts.et_exact && !algo_given) pa->opts.algo = MP_ALGO_GREEDY;
     uint32_t caps = mp_planner_get(pa->opts.algo)->caps;
@@ -143,11 +165,15 @@ int mp_cmd_plan(int argc, char **argv) {
         }
     }
     if (plan->notes) fputs(plan->notes, stderr);
-    mp_buf b;
+    mp_buf b, s;
     mp_buf_init(&b);
+    mp_buf_init(&s);
     mp_plan_write(plan, &b);
-    rc = mp_write_output(pa.out, b.data ? b.data : "", b.len, &pa.graph, 1, &err);
+    rc = pa.summary ? mp_cli_summary(prog, plan, &pa.opts, pa.summary_json, &s, &err) : MP_OK;
+    if (rc == MP_OK) rc = mp_write_output(pa.out, b.data ? b.data : "", b.len, &pa.graph, 1, &err);
+    if (rc == MP_OK && pa.summary) rc = mp_write_output(pa.summary, s.data ? s.data : "", s.len, &pa.graph, 1, &err);
     mp_buf_free(&b);
+    mp_buf_free(&s);
     mp_plan_free(plan);
     mp_program_free(prog);
     return rc ? mp_cli_fail("memplan plan", &err) : 0;

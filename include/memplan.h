@@ -428,6 +428,9 @@ typedef struct mp_verify_report {
     uint64_t n_warnings, wasted_bytes;
     mp_violation *w; /* the first MP_VERIFY_DETAIL of them */
     uint32_t n_w;
+    /* per buffer of the entry graph: the node where buf_lower is reached
+     * (the first such), -1 when nothing lives in it (since 1.4) */
+    int64_t *buf_peak;
 } mp_verify_report;
 
 #define MP_VERIFY_DETAIL 1000

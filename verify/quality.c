@@ -118,13 +118,16 @@ static void family_events(const member *m, size_t k, evs *e) {
 typedef struct lb {
     uint64_t *v;
     uint32_t n;
+    int64_t *at; /* per buffer, where v[b] is reached (sweep) */
 } lb;
 
-/* Largest over nodes of live bytes (events) plus extra[node]. */
-static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf) {
+/* Largest over nodes of live bytes (events) plus extra[node]; *at: the
+ * first node where it is reached (-1 when nothing is live anywhere). */
+static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf, int64_t *at) {
     if (e->n) qsort(e->v, e->n, sizeof *e->v, cmp_ev);
     uint64_t live = 0, best = 0;
     size_t i = 0, q = 0;
+    *at = -1;
     while (i < e->n || q < ncf) {
         int32_t t = i < e->n ? e->v[i].t : INT32_MAX;
         if (q < ncf && cf[q] < t) t = cf[q];
@@ -132,10 +135,10 @@ static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t n
         uint64_t here = live, sum;
         while (q < ncf && cf[q] == t) {
             if (!mp_add_u64(here, extra[q], &sum)) sum = UINT64_MAX;
-            if (sum > best) best = sum;
+            if (sum > here) here = sum;
             q++;
         }
-        if (here > best) best = here;
+        if (here > best) best = here, *at = t;
     }
     return best;
 }
@@ -159,6 +162,7 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     }
     out->n = nb;
     out->v = mp_xcalloc(nb + 1, sizeof *out->v);
+    out->at = mp_xcalloc(nb + 1, sizeof *out->at);
     size_t na = gp ? gp->n_allocs : 0, nm = 0;
     member *m = mp_xmalloc((na + 1) * sizeof *m);
     for (size_t a = 0; a < na; a++) {
@@ -187,7 +191,7 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
                 if (s >= 0 && b < sub[s].n && sub[s].v[b] > extra[q]) extra[q] = sub[s].v[b];
             }
         }
-        out->v[b] = sweep(&e, cf, extra, ncf);
+        out->v[b] = sweep(&e, cf, extra, ncf, &out->at[b]);
     }
     mp_xfree(e.v);
     mp_xfree(extra);
@@ -210,9 +214,11 @@ void mp_v_quality(vctx *c) {
         r->n_buffers = nb;
         r->buf_bytes = mp_xcalloc(nb + 1, sizeof *r->buf_bytes);
         r->buf_lower = mp_xcalloc(nb + 1, sizeof *r->buf_lower);
+        r->buf_peak = mp_xcalloc(nb + 1, sizeof *r->buf_peak);
         for (uint32_t b = 0; b < nb; b++) {
             r->buf_bytes[b] = b < c->entry->n_buffers ? c->entry->buffers[b] : 0;
             r->buf_lower[b] = b < bounds[0].n ? bounds[0].v[b] : 0;
+            r->buf_peak[b] = b && b < bounds[0].n && r->buf_lower[b] ? bounds[0].at[b] : -1;
             r->total_bytes = mp_sat_add_u64(r->total_bytes, r->buf_bytes[b]);
             r->lower_bound = mp_sat_add_u64(r->lower_bound, r->buf_lower[b]);
             bytes_d += (double)r->buf_bytes[b];
@@ -220,7 +226,7 @@ void mp_v_quality(vctx *c) {
         }
     }
     r->ratio = lower_d > 0 ? bytes_d / lower_d : (bytes_d > 0 ? INFINITY : 1.0);
-    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) mp_xfree(bounds[gi].v);
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) mp_xfree(bounds[gi].v), mp_xfree(bounds[gi].at);
     mp_xfree(bounds);
     mp_xfree(order);
 }

@@ -145,6 +145,7 @@ void mp_verify_report_free(mp_verify_report *r) {
     if (!r) return;
     mp_xfree(r->buf_bytes);
     mp_xfree(r->buf_lower);
+    mp_xfree(r->buf_peak);
     mp_arena_free(r->arena);
     memset(r, 0, sizeof *r);
 }

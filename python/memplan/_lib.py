@@ -80,7 +80,7 @@ class Report(ctypes.Structure):
                 ("n_v", c_u32), ("total_bytes", c_u64), ("lower_bound", c_u64), ("ratio", ctypes.c_double),
                 ("buf_bytes", ctypes.POINTER(c_u64)), ("buf_lower", ctypes.POINTER(c_u64)), ("n_buffers", c_u32),
                 ("arena", c_void_p), ("n_warnings", c_u64), ("wasted_bytes", c_u64),
-                ("w", ctypes.POINTER(Violation)), ("n_w", c_u32)]
+                ("w", ctypes.POINTER(Violation)), ("n_w", c_u32), ("buf_peak", ctypes.POINTER(c_i64))]
 
 
 class Planner(ctypes.Structure):

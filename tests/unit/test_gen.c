@@ -168,7 +168,7 @@ Test(gen, same_bytes_with_every_compiler) {
         uint64_t hash;
     } want[] = {
         {7, 0, NULL, UINT64_C(0x7f366a2d7c777a01)},
-        {8, 0, "many", UINT64_C(0xab66f447f7c7f01a)},
+        {8, 0, "many", UINT64_C(0x7cc8d835cdf7813b)}, /* 1.4: its delegates gained scratch= */
         {9, 1, NULL, UINT64_C(0xa8429118c8c521e9)},
         {10, 1, "many", UINT64_C(0x1ee18a1600ce7fb8)},
         {11, 2, NULL, UINT64_C(0xfdcec8050ff73130)},
