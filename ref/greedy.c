@@ -439,8 +439,11 @@ int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
     keyed *keys = mp_xmalloc((p->n + 1) * sizeof *keys);
     for (uint32_t i = 0; i < p->n; i++) {
         int32_t t = p->specs[i];
-        /* PR #21616 aligns every spec before the algorithm runs */
-        uint64_t a = p->realigned[t] || (p->upstream & MP_UPSTREAM_21616) ? p->alignment : 16;
+        /* PR #21616 aligns every spec before the algorithm runs.  Repair
+         * D15: the repaired mode sorts every planning of a shared sub-graph
+         * alike (as its first), so that each parent reserves the size of
+         * the layout the plan keeps */
+        uint64_t a = (p->et && p->realigned[t]) || (p->upstream & MP_UPSTREAM_21616) ? p->alignment : 16;
         keys[i] = (keyed){ref_align(p, p->g->tensors[t].size, a), i};
     }
     qsort(keys, p->n, sizeof *keys, cmp_keyed);

@@ -167,7 +167,7 @@ Test(gen, same_bytes_with_every_compiler) {
         const char *devices;
         uint64_t hash;
     } want[] = {
-        {7, 0, NULL, UINT64_C(0x7f366a2d7c777a01)},
+        {7, 0, NULL, UINT64_C(0x899fcfc2f95e78d8)}, /* 1.4: its delegates gained scratch= */
         {8, 0, "many", UINT64_C(0x7cc8d835cdf7813b)}, /* 1.4: its delegates gained scratch= */
         {9, 1, NULL, UINT64_C(0xa8429118c8c521e9)},
         {10, 1, "many", UINT64_C(0x1ee18a1600ce7fb8)},
