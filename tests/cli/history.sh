@@ -76,5 +76,10 @@ expect_rc 2 "$M" prune --db "$T/none.db" --keep 3
 expect_rc 2 "$M" prune --db "$T/h.db" --keep 0
 expect_rc 2 "$M" prune --db "$T/h.db"
 
+# the bench of a long history, small: every query answers, prune drops the old runs' rows
+expect_rc 0 "$M" bench --history --runs 6 --cases 5 --keep 2
+grep -q "^| prune --keep 2 .* | *100 |$" "$T/out" && [ "$(grep -c '^| after prune: ' "$T/out")" -eq 6 ] && ok ||
+    bad "bench --history: $(cat "$T/out" "$T/err")"
+
 echo "history: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
