@@ -144,6 +144,12 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
 
 /* Pack the items (opt's packer or the peer's); returns the peak. */
 static uint64_t pack_items(octx *c, itemv *iv, bool quick, pk_stats *st) {
+    if (!iv->n) { /* an empty buffer (a program with 1,024 pools has many): what the packer would say */
+        memset(st, 0, sizeof *st);
+        st->outcome = c->o->exact && !quick ? PK_X_AT_BOUND : PK_X_NOT_ASKED;
+        st->optimal = true;
+        return 0;
+    }
     if (c->pack) { /* a peer planner: its packer, and the bound for the effort rules */
         memset(st, 0, sizeof *st);
         st->lower_bound = mp_pk_lower_bound(iv->v, (uint32_t)iv->n);

@@ -288,9 +288,15 @@ static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
     return MP_OK;
 }
 
+/* One buffer more.  The arrays' capacity is the next power of two: they
+ * grow when n reaches one (a table of 1,024 pools is 11 reallocations,
+ * not 1,024). */
 static void out_append(u64vec *out, mp_device **devs, uint64_t v, mp_device d) {
-    out->v = mp_xrealloc(out->v, (out->n + 1) * sizeof *out->v);
-    *devs = mp_xrealloc(*devs, (out->n + 1) * sizeof **devs);
+    if (!(out->n & (out->n - 1))) {
+        size_t cap = out->n ? 2 * (size_t)out->n : 1;
+        out->v = mp_xrealloc(out->v, cap * sizeof *out->v);
+        *devs = mp_xrealloc(*devs, cap * sizeof **devs);
+    }
     out->v[out->n] = v;
     (*devs)[out->n] = d;
     out->n++;
