@@ -88,4 +88,19 @@ static inline const mp_program *fuzz_fixed_program(void) {
     return p;
 }
 
+/* A structured target's input, read a byte at a time (zeros past its
+ * end, so every input decodes). */
+typedef struct rd {
+    const uint8_t *p;
+    size_t n, i;
+} rd;
+
+static inline unsigned u8(rd *r) { return r->i < r->n ? r->p[r->i++] : 0; }
+
+static inline uint64_t u64(rd *r) {
+    uint64_t v = 0;
+    for (int k = 0; k < 8; k++) v = v << 8 | u8(r);
+    return v;
+}
+
 #endif

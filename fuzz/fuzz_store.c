@@ -20,18 +20,6 @@
 
 #define MAX_ROWS 48
 
-typedef struct rd {
-    const uint8_t *p;
-    size_t n, i;
-} rd;
-
-static uint8_t u8(rd *r) { return r->i < r->n ? r->p[r->i++] : 0; }
-
-static uint64_t u64(rd *r) {
-    uint64_t v = 0;
-    for (int k = 0; k < 8; k++) v = v << 8 | u8(r);
-    return v;
-}
 
 /* A string of up to `most` bytes (length byte first), without NUL. */
 static char *str(rd *r, size_t most) {

@@ -23,12 +23,6 @@
  * lower: the same refusal, reached in milliseconds. */
 #define FUZZ_REPLAN_LIMIT 20000
 
-typedef struct rd {
-    const uint8_t *p;
-    size_t n, i;
-} rd;
-
-static unsigned u8(rd *r) { return r->i < r->n ? r->p[r->i++] : 0; }
 static bool at_end(const rd *r) { return r->i >= r->n; }
 
 typedef struct ftensor {
