@@ -15,12 +15,6 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
-static char *txt(sqlite3_stmt *st, int c) {
-    const unsigned char *s = sqlite3_column_text(st, c);
-    const char *t = s ? (const char *)s : "";
-    return strcpy(mp_xmalloc(strlen(t) + 1), t);
-}
-
 /* `where` begins every message: the baseline file and what it failed to
  * be, or the metrics database. */
 static int read_rows(sqlite3 *db, const char *sql, int64_t run, const char *where, mp_gate_rows *out,
@@ -31,7 +25,7 @@ static int read_rows(sqlite3 *db, const char *sql, int64_t run, const char *wher
     if (run >= 0) sqlite3_bind_int64(st, 1, run);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        mp_gate_row r = {txt(st, 0), txt(st, 1), txt(st, 2), txt(st, 6),
+        mp_gate_row r = {mp_db_column_text(st, 0), mp_db_column_text(st, 1), mp_db_column_text(st, 2), mp_db_column_text(st, 6),
                   (uint64_t)sqlite3_column_int64(st, 3), (uint64_t)sqlite3_column_int64(st, 4),
                   sqlite3_column_double(st, 5)};
         MP_VEC_PUSH(out->v, out->n, out->cap, r);
@@ -103,8 +97,8 @@ static int read_header(sqlite3 *mem, const char *path, mp_gate_rows *out, mp_err
     if (sqlite3_step(st) == SQLITE_ROW) {
         out->seed = (uint64_t)sqlite3_column_int64(st, 0);
         out->count = (uint64_t)sqlite3_column_int64(st, 1);
-        out->options = txt(st, 2);
-        out->version = txt(st, 3);
+        out->options = mp_db_column_text(st, 2);
+        out->version = mp_db_column_text(st, 3);
     } else {
         rc = mp_err_set(err, MP_EFORMAT, "%s: the baseline's run row is missing", path);
     }
@@ -208,8 +202,8 @@ int mp_db_gate_rows(mp_db *d, mp_gate_rows *rows, mp_err *err) {
     if (sqlite3_step(st) == SQLITE_ROW) {
         rows->seed = (uint64_t)sqlite3_column_int64(st, 0);
         rows->count = (uint64_t)sqlite3_column_int64(st, 1);
-        rows->options = txt(st, 2);
-        rows->version = txt(st, 3);
+        rows->options = mp_db_column_text(st, 2);
+        rows->version = mp_db_column_text(st, 3);
         rows->shard = (uint32_t)sqlite3_column_int64(st, 4);
         rows->shards = (uint32_t)sqlite3_column_int64(st, 5);
     }

@@ -25,12 +25,6 @@ typedef struct shard_run {
     char *options, *version, *git_rev, *host, *started, *finished;
 } shard_run;
 
-static char *col_text(sqlite3_stmt *st, int c) {
-    const unsigned char *s = sqlite3_column_text(st, c);
-    const char *t = s ? (const char *)s : "";
-    return strcpy(mp_xmalloc(strlen(t) + 1), t);
-}
-
 static void shard_free(shard_run *s) {
     mp_xfree(s->options);
     mp_xfree(s->version);
@@ -51,12 +45,12 @@ static int read_run(sqlite3 *db, shard_run *s, mp_err *err) {
         s->run = sqlite3_column_int64(st, 0);
         s->seed = (uint64_t)sqlite3_column_int64(st, 1);
         s->count = (uint64_t)sqlite3_column_int64(st, 2);
-        s->options = col_text(st, 3);
-        s->version = col_text(st, 4);
-        s->git_rev = col_text(st, 5);
-        s->host = col_text(st, 6);
-        s->started = col_text(st, 7);
-        s->finished = col_text(st, 8);
+        s->options = mp_db_column_text(st, 3);
+        s->version = mp_db_column_text(st, 4);
+        s->git_rev = mp_db_column_text(st, 5);
+        s->host = mp_db_column_text(st, 6);
+        s->started = mp_db_column_text(st, 7);
+        s->finished = mp_db_column_text(st, 8);
         s->shard = (uint32_t)sqlite3_column_int64(st, 9);
         s->shards = (uint32_t)sqlite3_column_int64(st, 10);
     }

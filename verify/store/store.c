@@ -247,6 +247,12 @@ void mp_db_close(mp_db *d) {
 
 sqlite3 *mp_db_sqlite(mp_db *d) { return d->db; }
 
+char *mp_db_column_text(sqlite3_stmt *st, int c) {
+    const unsigned char *s = sqlite3_column_text(st, c);
+    const char *t = s ? (const char *)s : "";
+    return strcpy(mp_xmalloc(strlen(t) + 1), t);
+}
+
 void mp_db_now(char *buf, size_t n) {
     time_t t = time(NULL);
     struct tm tm;

@@ -10,6 +10,8 @@
 #include <sqlite3.h>
 
 sqlite3 *mp_db_sqlite(mp_db *d);
+/* Column c of the current row as a string of its own (NULL: ""; caller frees). */
+char *mp_db_column_text(sqlite3_stmt *st, int c);
 
 /* The summaries' columns from results (a run's figures per planner, as
  * the report shows them).  Bytes are summed as doubles (total(): exact up

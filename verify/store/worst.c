@@ -23,10 +23,12 @@ static const char Q_ONE[] =
     " WHERE x.verify = 'valid' AND r.started >= ?1 AND x.algo = ?2"
     " ORDER BY x.ratio DESC, x.run_id DESC, x.graph";
 
-static char *dup_col(sqlite3_stmt *st, int c) {
-    const unsigned char *s = sqlite3_column_text(st, c);
-    const char *t = s ? (const char *)s : "";
-    return strcpy(mp_xmalloc(strlen(t) + 1), t);
+static void row_free(mp_worst_row *w) {
+    mp_xfree(w->graph);
+    mp_xfree(w->algo);
+    mp_xfree(w->ratio_text);
+    mp_xfree(w->profile);
+    mp_xfree(w->kind);
 }
 
 /* Descending ratio, latest run, then the graph's name. */
@@ -38,9 +40,9 @@ static int cmp_worst(const void *a, const void *b) {
 }
 
 static void take(sqlite3_stmt *st, mp_worst_rows *out) {
-    mp_worst_row w = {sqlite3_column_int64(st, 0), dup_col(st, 1), dup_col(st, 2), sqlite3_column_double(st, 3),
-                      dup_col(st, 4), (uint64_t)sqlite3_column_int64(st, 5), (uint64_t)sqlite3_column_int64(st, 6),
-                      dup_col(st, 7), (uint64_t)sqlite3_column_int64(st, 8), dup_col(st, 9)};
+    mp_worst_row w = {sqlite3_column_int64(st, 0), mp_db_column_text(st, 1), mp_db_column_text(st, 2), sqlite3_column_double(st, 3),
+                      mp_db_column_text(st, 4), (uint64_t)sqlite3_column_int64(st, 5), (uint64_t)sqlite3_column_int64(st, 6),
+                      mp_db_column_text(st, 7), (uint64_t)sqlite3_column_int64(st, 8), mp_db_column_text(st, 9)};
     MP_VEC_PUSH(out->v, out->n, out->cap, w);
 }
 
@@ -77,22 +79,12 @@ int mp_db_worst(sqlite3 *db, const char *since, const char *algo, uint32_t limit
     sqlite3_finalize(st);
     mp_strmap_free(&seen);
     if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_worst);
-    while (out->n > limit) {
-        out->n--;
-        mp_worst_row *w = &out->v[out->n];
-        mp_xfree(w->graph), mp_xfree(w->algo), mp_xfree(w->ratio_text), mp_xfree(w->profile), mp_xfree(w->kind);
-    }
+    while (out->n > limit) row_free(&out->v[--out->n]);
     return MP_OK;
 }
 
 void mp_worst_rows_free(mp_worst_rows *w) {
-    for (size_t i = 0; i < w->n; i++) {
-        mp_xfree(w->v[i].graph);
-        mp_xfree(w->v[i].algo);
-        mp_xfree(w->v[i].ratio_text);
-        mp_xfree(w->v[i].profile);
-        mp_xfree(w->v[i].kind);
-    }
+    for (size_t i = 0; i < w->n; i++) row_free(&w->v[i]);
     mp_xfree(w->v);
     memset(w, 0, sizeof *w);
 }
