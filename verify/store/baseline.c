@@ -151,6 +151,9 @@ static void sql_quote(mp_buf *b, const char *s) {
     mp_buf_put(b, "'", 1);
 }
 
+/* Seed, count and byte counts are written as the signed 64-bit integers
+ * SQLite holds (the bits the reader got), so that any baseline's own dump
+ * reads back the same: a seed past 2^63 or a negative count included. */
 void mp_gate_dump(const mp_gate_rows *rows, mp_buf *b) {
     uint64_t seed = rows->seed, count = rows->count;
     mp_buf_printf(b,
@@ -161,9 +164,9 @@ void mp_gate_dump(const mp_gate_rows *rows, mp_buf *b) {
                   "  total_bytes INTEGER, lower_bound INTEGER, ratio REAL, verify TEXT,\n"
                   "  PRIMARY KEY(graph, algo));\n"
                   "CREATE TABLE baseline_run(seed INTEGER, count INTEGER, options TEXT, version TEXT);\n"
-                  "INSERT INTO baseline_run VALUES(%llu,%llu,",
-                  (unsigned long long)seed, (unsigned long long)count, (unsigned long long)seed,
-                  (unsigned long long)count);
+                  "INSERT INTO baseline_run VALUES(%lld,%lld,",
+                  (unsigned long long)seed, (unsigned long long)count, (long long)(int64_t)seed,
+                  (long long)(int64_t)count);
     sql_quote(b, rows->options ? rows->options : "");
     mp_buf_put(b, ",", 1);
     sql_quote(b, rows->version ? rows->version : "");
@@ -176,9 +179,7 @@ void mp_gate_dump(const mp_gate_rows *rows, mp_buf *b) {
         sql_quote(b, r->algo);
         mp_buf_put(b, ",", 1);
         sql_quote(b, r->options);
-        /* the bits SQLite gave (a signed 64-bit integer), so that any
-         * baseline's own dump reads back the same; a ratio that is no
-         * finite number (a baseline may say 1e999) as NULL */
+        /* a ratio that is no finite number (a baseline may say 1e999) as NULL */
         mp_buf_printf(b, ",%lld,%lld,", (long long)(int64_t)r->total, (long long)(int64_t)r->lower);
         if (isfinite(r->ratio)) mp_buf_printf(b, "%.6f,", r->ratio);
         else mp_buf_puts(b, "NULL,");
