@@ -48,7 +48,7 @@ totals
 execs0=$execs crashes0=$crashes
 export AFL_NO_UI=1 AFL_AUTORESUME=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
 export AFL_TRY_AFFINITY=1 AFL_NO_WARN_INSTABILITY=1 AFL_IGNORE_SEED_PROBLEMS=1
-export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0:allocator_may_return_null=1:malloc_context_size=4
+export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0:allocator_may_return_null=1:malloc_context_size=4:quarantine_size_mb=32
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0
 start=$(date +%s)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)

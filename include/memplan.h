@@ -414,7 +414,7 @@ typedef struct mp_violation {
 typedef struct mp_verify_report {
     uint64_t n_violations;          /* all of them */
     uint64_t per_rule[MP_N_RULES];
-    mp_violation *v;                /* the first MP_VERIFY_DETAIL of them */
+    mp_violation *v;                /* the first MP_VERIFY_DETAIL of them (NULL: none) */
     uint32_t n_v;
     /* quality of the entry graph's buffers */
     uint64_t total_bytes, lower_bound;
@@ -426,7 +426,7 @@ typedef struct mp_verify_report {
      * runtime never uses (a tensor planned that the options leave to the
      * caller or the parent graph).  A plan with warnings only is valid. */
     uint64_t n_warnings, wasted_bytes;
-    mp_violation *w; /* the first MP_VERIFY_DETAIL of them */
+    mp_violation *w; /* the first MP_VERIFY_DETAIL of them (NULL: none) */
     uint32_t n_w;
     /* per buffer of the entry graph: the node where buf_lower is reached
      * (the first such), -1 when nothing lives in it (since 1.4) */

@@ -98,8 +98,6 @@ static int verify(const mp_program *prog, const mp_plan *plan, mp_verify_report 
     mp_err_clear(err);
     memset(r, 0, sizeof *r);
     r->arena = mp_arena_new();
-    r->v = mp_arena_alloc(r->arena, MP_VERIFY_DETAIL * sizeof *r->v);
-    r->w = mp_arena_alloc(r->arena, MP_VERIFY_DETAIL * sizeof *r->w);
     uint32_t ng = prog->n_graphs;
     vctx c = {0};
     c.prog = prog;

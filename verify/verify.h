@@ -47,6 +47,9 @@ typedef struct vctx {
     int32_t **alloc_of;
     /* per graph: alloc usable for geometry (known tensor, buffer exists) */
     uint8_t **usable;
+    /* capacity of r->v and r->w: they grow in the arena on demand, so a
+     * valid plan's check zeroes no detail slots (it did 2 x 1000) */
+    uint32_t v_cap, w_cap;
 } vctx;
 
 /* One violation: rule, kind, optional details, printf message. */

@@ -33,6 +33,21 @@ static void record_fmt(vctx *c, mp_violation *v, const char *graph, uint32_t rul
     record(c, v, graph, rule, kind, d, msg);
 }
 
+/* The next free detail slot of a list that holds *n of *cap, grown in the
+ * arena (doubling, up to MP_VERIFY_DETAIL; the old copy dies with the
+ * arena).  Caller guarantees *n < MP_VERIFY_DETAIL. */
+static mp_violation *next_slot(vctx *c, mp_violation **list, uint32_t *n, uint32_t *cap) {
+    if (*n == *cap) {
+        uint32_t grown = *cap ? *cap * 2 : 8;
+        if (grown > MP_VERIFY_DETAIL) grown = MP_VERIFY_DETAIL;
+        mp_violation *v = mp_arena_alloc(c->A, grown * sizeof *v);
+        if (*n) memcpy(v, *list, *n * sizeof *v);
+        *list = v;
+        *cap = grown;
+    }
+    return &(*list)[(*n)++];
+}
+
 void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
                  const vdetail *d, const char *fmt, ...) {
     mp_verify_report *r = c->r;
@@ -41,7 +56,7 @@ void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
     if (r->n_v >= MP_VERIFY_DETAIL) return;
     va_list ap;
     va_start(ap, fmt);
-    record_fmt(c, &r->v[r->n_v++], graph, rule, kind, d, fmt, ap);
+    record_fmt(c, next_slot(c, &r->v, &r->n_v, &c->v_cap), graph, rule, kind, d, fmt, ap);
     va_end(ap);
 }
 
@@ -53,7 +68,7 @@ void mp_v_warning(vctx *c, const char *graph, uint32_t rule, const char *kind, c
     if (r->n_w >= MP_VERIFY_DETAIL) return;
     va_list ap;
     va_start(ap, fmt);
-    record_fmt(c, &r->w[r->n_w++], graph, rule, kind, d, fmt, ap);
+    record_fmt(c, next_slot(c, &r->w, &r->n_w, &c->w_cap), graph, rule, kind, d, fmt, ap);
     va_end(ap);
 }
 
