@@ -160,11 +160,13 @@ int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *t, mp_err *err) {
         (t->inplace && check_name(t->inplace, "in-place base", where, err)) ||
         (t->view && check_name(t->view, "view base", where, err)))
         return err->code;
-    if (t->flags & ~(uint32_t)(MP_T_CONST | MP_T_MUTABLE | MP_T_DYNAMIC) || t->device.type > MP_DEV_CUDA)
+    if (t->flags & ~(uint32_t)(MP_T_CONST | MP_T_MUTABLE | MP_T_DYNAMIC | MP_T_PINNED) ||
+        t->device.type > MP_DEV_CUDA)
         return mp_err_set(err, MP_EFORMAT, "builder: %s: unknown flags or device type", where);
     mp_buf line;
     mp_buf_init(&line);
-    mp_graph_put_tensor(&line, t->name, t->size, t->device, t->flags, t->mem_id, t->inplace, t->view);
+    mp_graph_put_tensor(&line, t->name, t->size, t->device, t->flags, t->mem_id, t->at, t->inplace,
+                        t->view);
     int rc = line.failed ? MP_ENOMEM : lines_add(&b->tensors, line.data, line.len, where);
     mp_buf_free(&line);
     return rc ? nomem(err) : MP_OK;

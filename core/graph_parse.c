@@ -142,10 +142,10 @@ static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
     mp_tok key = {a.s, eq ? (size_t)(eq - a.s) : a.n};
     mp_tok val = {eq ? eq + 1 : a.s + a.n, eq ? a.n - key.n - 1 : 0};
     static const char *const keys[] = {"device", "const",   "mutable", "dynamic",
-                                       "mem_id", "inplace", "view"};
+                                       "mem_id", "inplace", "view",    "at"};
     unsigned k = 0;
-    while (k < 7 && !mp_tok_is(key, keys[k])) k++;
-    if (k == 7) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
+    while (k < 8 && !mp_tok_is(key, keys[k])) k++;
+    if (k == 8) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
     bool wants_value = k == 0 || k >= 4;
     if (wants_value != (eq != NULL))
         return fail(p, wants_value ? "tensor attribute '%s' needs a value"
@@ -173,6 +173,11 @@ static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
     case 5:
         if (check_name(p, val, "inplace base")) return p->err->code;
         *inplace = val;
+        break;
+    case 7:
+        if (!parse_u64(val, MP_MAX_SIZE, &t->at))
+            return fail(p, "bad at '%s' (want a byte offset below 2^62)", Q(val, q));
+        t->flags |= MP_T_PINNED;
         break;
     default:
         if (check_name(p, val, "view base")) return p->err->code;
@@ -203,6 +208,12 @@ static int parse_tensor(parser *p, mp_tok *tk, int nt) {
     unsigned seen = 0;
     for (int i = 3; i < nt; i++)
         if (tensor_attr(p, t, tk[i], &seen, &view, &inplace)) return p->err->code;
+    if ((t->flags & MP_T_PINNED) && (view.n || inplace.n))
+        return fail(p, "tensor '%s': at= pins storage, and an in-place or view tensor lives in "
+                       "its base's: pin the base", t->name);
+    if ((t->flags & MP_T_PINNED) && g != p->graphs)
+        return fail(p, "tensor '%s': at= is allowed in the entry graph only (a sub-graph's "
+                       "offsets move with its region)", t->name);
     int32_t prev = mp_strmap_put(&g->names, t->name, tk[1].n, (int32_t)idx);
     if (prev >= 0)
         return fail(p, "tensor '%s' is already declared at line %d", t->name,

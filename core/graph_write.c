@@ -16,7 +16,8 @@ static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n,
 /* One `tensor` line; inplace and view are the bases' names, or NULL.  The
  * generator and the fuzz decoder write their graphs with it too. */
 void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
-                         uint32_t flags, uint32_t mem_id, const char *inplace, const char *view) {
+                         uint32_t flags, uint32_t mem_id, uint64_t at, const char *inplace,
+                         const char *view) {
     char d[24];
     mp_buf_printf(b, "tensor %s ", name);
     mp_buf_u64(b, size);
@@ -25,6 +26,10 @@ void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device d
     if (flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
     if (flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
     if (mem_id) mp_buf_printf(b, " mem_id=%u", mem_id);
+    if (flags & MP_T_PINNED) {
+        mp_buf_puts(b, " at=");
+        mp_buf_u64(b, at);
+    }
     if (inplace) mp_buf_printf(b, " inplace=%s", inplace);
     if (view) mp_buf_printf(b, " view=%s", view);
     mp_buf_put(b, "\n", 1);
@@ -38,7 +43,7 @@ const char *mp_node_sub_key(uint32_t kind, int s) {
 }
 
 static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
-    mp_graph_put_tensor(b, t->name, t->size, t->device, t->flags, t->mem_id,
+    mp_graph_put_tensor(b, t->name, t->size, t->device, t->flags, t->mem_id, t->at,
                         t->inplace_base >= 0 ? g->tensors[t->inplace_base].name : NULL,
                         t->view_base >= 0 ? g->tensors[t->view_base].name : NULL);
 }

@@ -71,7 +71,25 @@ void mp_buf_put_printable(mp_buf *b, const char *s);
 /* s as a JSON string literal (core/buf.c). */
 void mp_buf_put_json_string(mp_buf *b, const char *s);
 void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
-                         uint32_t flags, uint32_t mem_id, const char *inplace, const char *view);
+                         uint32_t flags, uint32_t mem_id, uint64_t at, const char *inplace,
+                         const char *view);
+/* Pinned offsets (pins.c).  A fixed region: lifetime [start, end]
+ * (inclusive) by bytes [lo, hi). */
+typedef struct mp_rect {
+    int32_t start, end;
+    uint64_t lo, hi;
+} mp_rect;
+/* The entry graph's first pinned tensor, or -1. */
+int32_t mp_pins_first(const mp_program *prog);
+/* MP_OK without pins; else a limit refusal (MP_EPLAN) naming the first
+ * pinned tensor, for a planner without pinned offsets. */
+int mp_pins_refuse(const mp_program *prog, const char *planner, mp_err *err);
+/* MP_EPLAN "FILE:LINE: tensor 'x' pinned at N: <fmt>" for entry tensor t. */
+int mp_pin_error(const mp_program *prog, int32_t t, mp_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Whether two of the regions share a byte while both live; the first pair
+ * found in *a < *b.  O(n log n). */
+bool mp_rects_overlap(const mp_rect *r, uint32_t n, uint32_t *a, uint32_t *b);
 /* The key of sub-graph s (0, 1) of a node kind ("true", "body", ...), or NULL. */
 const char *mp_node_sub_key(uint32_t kind, int s);
 /* The name of tensor t; buf (24 bytes) may hold a name made on the fly. */

@@ -7,7 +7,8 @@
  *    alloc and free names a tensor of its graph, at most once each; an
  *    alloc of a storage root has the root's lifetime (first and last node
  *    naming it or a view of it; placeholders from node 0; mutable buffers
- *    to the last node).
+ *    to the last node); a pinned tensor (at=) of the entry graph is
+ *    allocated at its pin.
  *  1 completeness: exactly the tensors that must be planned are: not views,
  *    constants or dynamic tensors; in the entry graph not the inputs,
  *    outputs or mutable buffers the alloc flags exclude; in a sub-graph not
@@ -315,6 +316,9 @@ static void brute_alloc_rules(bf *c, uint32_t gi) {
         if (c->flag[3] && a->mem_id < b->n_devices && !same_dev(x->device, b->devices[a->mem_id]))
             found(c, MP_RULE_DEVICE, "%s: device differs from buffer %llu's", a->name,
                   (unsigned long long)a->mem_id);
+        if (gi == 0 && (x->flags & MP_T_PINNED) && a->offset != x->at) /* 8 */
+            found(c, MP_RULE_CONSISTENCY, "%s: at %llu, pinned at %llu", a->name,
+                  (unsigned long long)a->offset, (unsigned long long)x->at);
         if (f->root[t] == t && !f->wasted[t] && (a->life_start != f->first[t] || a->life_end != f->last[t]))
             found(c, MP_RULE_CONSISTENCY, "%s: life %lld,%lld, live %d..%d", a->name,
                   (long long)a->life_start, (long long)a->life_end, f->first[t], f->last[t]);

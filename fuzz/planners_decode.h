@@ -30,6 +30,7 @@ typedef struct ftensor {
     mp_device dev;
     uint32_t flags, mem_id;
     int32_t inplace, view;
+    uint64_t at; /* with MP_T_PINNED */
 } ftensor;
 
 typedef struct fnode {
@@ -100,6 +101,13 @@ static void attrs(dec *d, ftensor *t, bool may_flag) {
     if (may_flag && f == 6) t->flags |= MP_T_CONST;
     if (may_flag && f == 7) t->flags |= MP_T_CONST | MP_T_DYNAMIC;
     if (d->pools) t->mem_id = pools[(a >> 5) & 7];
+    /* one tensor in 64 pinned, at 0 or at 768 (a multiple of most
+     * alignments, not of 5 or 4096): write_program keeps the pin only where
+     * the format allows one (entry graph, neither in-place nor view) */
+    if (f == 4 && (a >> 5) == 7) {
+        t->flags |= MP_T_PINNED;
+        t->at = (a & 1) ? 768 : 0;
+    }
 }
 
 static void offer(fgraph *g, int32_t t) {
@@ -380,11 +388,13 @@ static void write_program(const dec *d, mp_buf *b) {
         mp_buf_printf(b, "graph %s\n", name);
         for (uint32_t i = 0; i < g->nt; i++) {
             const ftensor *t = &g->t[i];
+            uint32_t flags = t->flags;
+            if (gi || t->inplace >= 0 || t->view >= 0) flags &= ~(uint32_t)MP_T_PINNED;
             char tn[16], ip[16], vw[16];
             snprintf(tn, sizeof tn, "t%u", i);
             snprintf(ip, sizeof ip, "t%d", t->inplace);
             snprintf(vw, sizeof vw, "t%d", t->view);
-            mp_graph_put_tensor(b, tn, t->size, t->dev, t->flags, t->mem_id,
+            mp_graph_put_tensor(b, tn, t->size, t->dev, flags, t->mem_id, t->at,
                                 t->inplace >= 0 ? ip : NULL, t->view >= 0 ? vw : NULL);
         }
         for (int pass = 0; pass < 2; pass++) {

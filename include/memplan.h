@@ -50,9 +50,9 @@ extern "C" {
 /* --------------------------------------------------------------- version */
 
 #define MP_VERSION_MAJOR 1
-#define MP_VERSION_MINOR 4
+#define MP_VERSION_MINOR 5
 #define MP_VERSION_PATCH 0
-#define MEMPLAN_VERSION "1.4.0"
+#define MEMPLAN_VERSION "1.5.0"
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 MP_API const char *mp_version(void);
@@ -138,7 +138,11 @@ enum mp_tensor_flags {
     /* a delegate node's scratch= (since 1.4): the tensor "scratch.N" that
      * node N defines as its last output and no node reads; files give it as
      * scratch=BYTES on the node, never as a tensor line */
-    MP_T_SCRATCH = 1u << 3
+    MP_T_SCRATCH = 1u << 3,
+    /* at=OFFSET (since 1.5): the tensor's storage is fixed at byte `at` of
+     * its pool, as in TFLite Micro's offline plans; entry graph only, never
+     * on an in-place or view tensor (they live in their base's storage) */
+    MP_T_PINNED = 1u << 4
 };
 
 typedef struct mp_tensor {
@@ -152,6 +156,7 @@ typedef struct mp_tensor {
     int32_t root;         /* storage owner: self, or the view chain's end */
     int32_t def_node;     /* node whose out= names it, -1 if none */
     int32_t line;         /* line of its tensor declaration */
+    uint64_t at;          /* pinned offset in its pool (MP_T_PINNED), else 0 */
 } mp_tensor;
 
 enum mp_node_kind {
@@ -229,6 +234,8 @@ typedef struct mp_tensor_spec {
     uint32_t mem_id;     /* 0: none */
     const char *inplace; /* base tensor's name, or NULL */
     const char *view;    /* base tensor's name, or NULL */
+    uint64_t at;         /* with MP_T_PINNED in flags: the pinned offset
+                          * (since 1.5) */
 } mp_tensor_spec;
 
 typedef struct mp_node_spec {

@@ -426,14 +426,27 @@ static uint32_t first_end_from(const int32_t *ends, uint32_t ns, int32_t t) {
     return lo;
 }
 
-/* Sections: one per distinct end time; each item's range of them.
- * Returns the sorted distinct ends (x->n_sec of them). */
-static int32_t *make_sections(xs *x) {
-    int32_t *ends = mp_xmalloc((x->n + 1) * sizeof *ends);
-    for (uint32_t i = 0; i < x->n; i++) ends[i] = x->it[i].e;
-    qsort(ends, x->n, sizeof *ends, cmp_i32);
+/* Sections: one per distinct end time of the movable items and of the
+ * fixed ones; each movable item's range of them.  Two intervals overlap
+ * iff the earlier of their ends lies in both, so a movable item meets a
+ * fixed one exactly in the sections of both (without the fixed items' ends
+ * a fixed item ending inside a movable one would be missed).  Returns the
+ * sorted distinct ends (x->n_sec of them). */
+static int32_t *make_sections(xs *x, const pk_item *items, uint32_t n) {
+    int32_t *ends = mp_xmalloc(((size_t)x->n + n + 1) * sizeof *ends);
+    uint32_t m = 0;
+    int32_t last = INT32_MIN;
+    for (uint32_t i = 0; i < x->n; i++) {
+        ends[m++] = x->it[i].e;
+        if (x->it[i].e > last) last = x->it[i].e;
+    }
+    /* a fixed end at or past the last movable one is never the earlier end
+     * (the shared sub-graphs' reservation: its sections stay as they were) */
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].fixed && items[i].size && items[i].end < last) ends[m++] = items[i].end;
+    qsort(ends, m, sizeof *ends, cmp_i32);
     uint32_t ns = 0;
-    for (uint32_t i = 0; i < x->n; i++)
+    for (uint32_t i = 0; i < m; i++)
         if (!ns || ends[ns - 1] != ends[i]) ends[ns++] = ends[i];
     x->n_sec = ns;
     for (uint32_t i = 0; i < x->n; i++) {
@@ -566,7 +579,7 @@ uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, 
         mp_xfree(x.it);
         return best;
     }
-    int32_t *ends = make_sections(&x);
+    int32_t *ends = make_sections(&x, items, n);
     if (!tables_fit(&x, budget)) {
         *outcome = PK_X_TOO_LARGE;
         mp_xfree(ends);

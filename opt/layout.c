@@ -120,7 +120,11 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
         int32_t s0 = G->life.start[t], e0 = G->keep.tensor_end[t];
         if (slot[r] < 0) {
             slot[r] = (int32_t)iv->n;
-            push_item(iv, (pk_item){G->asize[r], s0, e0, false, 0}, r);
+            /* a pinned tensor is its family's root (the format allows no at=
+             * on an in-place or view tensor), entry graph only */
+            const mp_tensor *rt = &g->tensors[r];
+            bool pin = gi == 0 && (rt->flags & MP_T_PINNED);
+            push_item(iv, (pk_item){G->asize[r], s0, e0, pin, pin ? rt->at : 0}, r);
         }
         pk_item *it = &iv->v[slot[r]];
         if (s0 < it->start) it->start = s0;
@@ -232,6 +236,44 @@ void mp_opt_exact_status(octx *c) {
                   k[PK_X_TOO_LARGE], k[PK_X_WIDE]);
 }
 
+/* The entry graph's fixed items of buffer b: each pin a multiple of the
+ * alignment, and no two fixed regions (pins, the shared sub-graphs'
+ * reservation at 0) sharing a byte while both live. */
+static int check_pins(const octx *c, const itemv *iv) {
+    const mp_program *prog = c->prog;
+    mp_rect *r = mp_xmalloc((iv->n + 1) * sizeof *r);
+    int32_t *who = mp_xmalloc((iv->n + 1) * sizeof *who);
+    uint32_t n = 0, a, z;
+    int rc = MP_OK;
+    for (size_t k = 0; k < iv->n && rc == MP_OK; k++) {
+        const pk_item *it = &iv->v[k];
+        if (!it->fixed) continue;
+        if (iv->who[k] >= 0 && it->offset % c->o->alignment)
+            rc = mp_pin_error(prog, iv->who[k], c->err, "not a multiple of the alignment %u",
+                              c->o->alignment);
+        who[n] = iv->who[k];
+        r[n++] = (mp_rect){it->start, it->end, it->offset, mp_sat_add_u64(it->offset, it->size)};
+    }
+    if (rc == MP_OK && mp_rects_overlap(r, n, &a, &z)) {
+        if (who[a] < 0) a = z, z = 0; /* the reservation comes first: name the pin */
+        const mp_tensor *o = who[z] >= 0 ? &prog->graphs[0].tensors[who[z]] : NULL;
+        if (o)
+            rc = mp_pin_error(prog, who[a], c->err, "bytes [%llu,%llu) overlap tensor '%s' (line %d), "
+                              "pinned at [%llu,%llu), while both live (nodes %d..%d and %d..%d)",
+                              (unsigned long long)r[a].lo, (unsigned long long)r[a].hi, o->name, o->line,
+                              (unsigned long long)r[z].lo, (unsigned long long)r[z].hi, r[a].start,
+                              r[a].end, r[z].start, r[z].end);
+        else
+            rc = mp_pin_error(prog, who[a], c->err, "bytes [%llu,%llu) overlap [0,%llu), which the "
+                              "shared sub-graphs reserve for the whole graph",
+                              (unsigned long long)r[a].lo, (unsigned long long)r[a].hi,
+                              (unsigned long long)r[z].hi);
+    }
+    mp_xfree(r);
+    mp_xfree(who);
+    return rc;
+}
+
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
@@ -242,6 +284,14 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
     itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
     bool own;
     collect_items(c, gi, b, &iv, &own);
+    if (gi == 0 && c->pins) {
+        int prc = check_pins(c, &iv);
+        if (prc) {
+            mp_xfree(iv.v);
+            mp_xfree(iv.who);
+            return prc;
+        }
+    }
     pk_stats st;
     uint64_t peak = pack_items(c, &iv, quick, &st);
     if (c->o->exact) exact_note(c, g->name, b, peak, &st);

@@ -311,6 +311,7 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
     c.err = err;
     c.pack = pack;
     c.algo_name = algo_name;
+    c.pins = mp_pins_first(prog) >= 0;
     c.reach = mp_xcalloc(ng + 1, sizeof *c.reach);
     mp_graph_reachable(prog, c.reach);
     c.map_body = mp_map_bodies(prog, c.reach);

@@ -54,6 +54,7 @@ typedef struct octx {
     uint64_t exact_best, exact_bound;
     const char *algo_name;  /* "opt", or the peer's name */
     pk_packer pack;         /* a peer's packer for every buffer; NULL: opt's */
+    bool pins;              /* the entry graph pins a tensor (at=) */
 } octx;
 
 /* Lay out every buffer of the reachable graphs (children first in

@@ -535,10 +535,14 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
     return plan;
 }
 
+/* ExecuTorch's planners have no pinned offsets: a program with at= is
+ * refused as beyond their limits (opt plans it). */
 mp_plan *mp_ref_greedy_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
-    return ref_plan(prog, o, false, err);
+    mp_err_clear(err);
+    return mp_pins_refuse(prog, "greedy", err) ? NULL : ref_plan(prog, o, false, err);
 }
 
 mp_plan *mp_ref_naive_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
-    return ref_plan(prog, o, true, err);
+    mp_err_clear(err);
+    return mp_pins_refuse(prog, "naive", err) ? NULL : ref_plan(prog, o, true, err);
 }

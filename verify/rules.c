@@ -71,6 +71,18 @@ static void sizes(vctx *c, uint32_t gi, const mp_alloc *a) {
                     c->alignment);
 }
 
+/* A pinned tensor (at=, entry graph) sits exactly at its pin. */
+static void pinned(vctx *c, const mp_alloc *a) {
+    const mp_tensor *t = &c->prog->graphs[0].tensors[a->tensor];
+    if (!(t->flags & MP_T_PINNED) || a->offset == t->at) return;
+    vdetail d = {a->name, NULL, (int64_t)a->mem_id, {a->offset, mp_sat_add_u64(a->offset, a->size)}, {0}, 1,
+                 -1, -1};
+    mp_v_violation(c, c->prog->graphs[0].name, MP_RULE_CONSISTENCY, "pin", &d,
+                   "pin: %s is at offset %llu in buffer %llu, but line %d pins it at %llu", a->name,
+                   (unsigned long long)a->offset, (unsigned long long)a->mem_id, t->line,
+                   (unsigned long long)t->at);
+}
+
 static void bounds_of(vctx *c, const mp_graphdef *g, const mp_alloc *a,
                       const mp_graph_plan *in, const char *whose) {
     const char *gname = g->name;
@@ -228,6 +240,7 @@ void mp_v_rules_structure(vctx *c) {
             const mp_alloc *a = &gp->allocs[k];
             if (a->tensor < 0 || c->alloc_of[gi][a->tensor] != (int32_t)k) continue;
             sizes(c, gi, a);
+            if (gi == 0) pinned(c, a);
             bounds(c, gi, gp, a);
             device_of_alloc(c, gi, gp, a);
             if (c->prog->graphs[gi].tensors[a->tensor].root == a->tensor) life_matches(c, gi, a);

@@ -44,7 +44,13 @@ static void tensor(viz_svg *s, const viz_panel *p, const viz_item *it) {
     double x0 = mp_viz_svg_x(s, it->x0), x1 = mp_viz_svg_x(s, it->x1);
     double y0 = mp_viz_svg_y(s, p, it->hi), y1 = mp_viz_svg_y(s, p, it->lo);
     rect_attrs(b, x0, y0, x1 - x0, y1 - y0);
+    /* a pinned tensor (at=, entry graph): dashed black outline, its pin in
+     * the title (attributes inline: pictures without pins keep their bytes) */
+    const mp_tensor *pt = it->graph == 0 && it->a->tensor >= 0 ? &s->prog->graphs[0].tensors[it->a->tensor] : NULL;
+    bool pinned = pt && (pt->flags & MP_T_PINNED);
+    if (pinned) mp_buf_puts(b, " stroke=\"#000\" stroke-width=\"1.6\" stroke-dasharray=\"4 2\"");
     mp_buf_printf(b, " class=\"c%u\"><title>", mp_viz_svg_class(s, it));
+    if (pinned) mp_buf_printf(b, "pinned at %llu (line %d): ", (unsigned long long)pt->at, pt->line);
     mp_viz_xml(b, it->a->name);
     mp_buf_puts(b, " (");
     mp_viz_xml(b, s->prog->graphs[it->graph].name);

@@ -28,7 +28,7 @@ class Buf(ctypes.Structure):
 
 class TensorSpec(ctypes.Structure):
     _fields_ = [("name", c_char_p), ("size", c_u64), ("device", Device), ("flags", c_u32),
-                ("mem_id", c_u32), ("inplace", c_char_p), ("view", c_char_p)]
+                ("mem_id", c_u32), ("inplace", c_char_p), ("view", c_char_p), ("at", c_u64)]
 
 
 class NodeSpec(ctypes.Structure):

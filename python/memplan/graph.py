@@ -7,7 +7,7 @@ from ._lib import lib
 from .errors import MemplanError, check
 
 KINDS = ["placeholder", "call", "delegate", "cond", "while", "map", "scan", "output"]
-CONST, MUTABLE, DYNAMIC, SCRATCH = 1, 2, 4, 8  # SCRATCH: a delegate's scratch= tensor
+CONST, MUTABLE, DYNAMIC, SCRATCH, PINNED = 1, 2, 4, 8, 16  # SCRATCH: a delegate's scratch= tensor
 
 
 def _b(s):
@@ -71,9 +71,13 @@ class GraphBuilder:
         self.name, self.tensors, self.nodes = name, [], []
 
     def tensor(self, name, size, device="cpu", const=False, mutable=False, dynamic=False, mem_id=0,
-               inplace=None, view=None):
+               inplace=None, view=None, at=None):
+        """A tensor; `at` pins its storage at that byte offset of its pool
+        (entry graph only; opt and the peers place the rest around it)."""
         flags = (CONST if const else 0) | (MUTABLE if mutable else 0) | (DYNAMIC if dynamic else 0)
-        self.tensors.append((name, int(size), parse_device(device), flags, int(mem_id), inplace, view))
+        flags |= PINNED if at is not None else 0
+        self.tensors.append((name, int(size), parse_device(device), flags, int(mem_id), inplace, view,
+                             int(at or 0)))
         return name
 
     def node(self, kind, inputs=(), outputs=(), op=None, true=None, false=None, cond=None, body=None,
@@ -119,8 +123,8 @@ class Builder:
 
     @staticmethod
     def _tensor(b, t, err):
-        name, size, dev, flags, mem_id, inplace, view = t
-        spec = _lib.TensorSpec(_b(name), size, dev, flags, mem_id, _b(inplace), _b(view))
+        name, size, dev, flags, mem_id, inplace, view, at = t
+        spec = _lib.TensorSpec(_b(name), size, dev, flags, mem_id, _b(inplace), _b(view), at)
         check(err, lib.mp_builder_tensor(b, ctypes.byref(spec), ctypes.byref(err)) == _lib.OK)
 
     @staticmethod

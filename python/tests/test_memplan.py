@@ -94,6 +94,27 @@ def test_a_delegates_scratch_is_planned_at_its_node():
     assert memplan.verify(built, plan).valid
 
 
+def test_pinned_tensors_stay_at_their_pins():
+    b = memplan.Builder()
+    g = b.graph("main")
+    g.tensor("frame", 4096, at=0)
+    g.tensor("a", 8192)
+    g.tensor("out", 1024, at=16384)
+    g.node("placeholder", outputs=["frame"])
+    g.node("call", ["frame"], ["a"])
+    g.node("call", ["a", "frame"], ["out"])
+    g.node("output", ["out"])
+    built = b.build("pins.mpg")
+    assert "tensor out 1024 at=16384\n" in built.text()
+    plan = memplan.plan(built)
+    allocs = plan.graph("main").allocations
+    assert (allocs["frame"].offset, allocs["out"].offset) == (0, 16384)
+    assert memplan.verify(built, plan).valid
+    with pytest.raises(memplan.MemplanError) as e:
+        memplan.plan(built, algo="greedy")
+    assert e.value.code == 3 and "tensor 'frame' is pinned (at=0)" in str(e.value)
+
+
 def test_control_flow_through_the_builder():
     b = memplan.Builder()
     m = b.graph("main")

@@ -156,6 +156,20 @@ static const bad_case bad_cases[] = {
     {G1("tensor x 4\ntensor scratch.1 4\nnode placeholder out=x\nnode delegate in=x out=scratch.1 backend=q "
         "scratch=8\nnode output\n"), 6, "scratch= makes tensor 'scratch.1', but a tensor of that name is declared "
         "at line 4"},
+    /* at= (pinned offsets) */
+    {G1("tensor x 4 at=\nnode placeholder out=x\nnode output in=x\n"), 3, "bad at ''"},
+    {G1("tensor x 4 at=-1\nnode placeholder out=x\nnode output in=x\n"), 3, "bad at '-1'"},
+    {G1("tensor x 4 at=4611686018427387904\nnode placeholder out=x\nnode output in=x\n"), 3,
+     "want a byte offset below 2^62"},
+    {G1("tensor x 4 at=0 at=16\nnode placeholder out=x\nnode output in=x\n"), 3,
+     "tensor attribute 'at' given twice"},
+    {G1("tensor x 4\ntensor y 4 inplace=x at=0\nnode placeholder out=x\nnode call in=x out=y\nnode output in=y\n"),
+     4, "an in-place or view tensor lives in its base's: pin the base"},
+    {G1("tensor x 4\ntensor v 4 view=x at=0\nnode placeholder out=x\nnode output in=v\n"), 4,
+     "pin the base"},
+    {HDR "graph g\ntensor x 4\ntensor y 4\nnode placeholder out=x\nnode map in=x body=h out=y\nnode output in=y\nend\n"
+         "graph h\ntensor i 4 at=0\nnode placeholder out=i\nnode output in=i\nend\n",
+     10, "at= is allowed in the entry graph only"},
 };
 
 Test(format, refused_inputs_name_file_line_and_token) {
@@ -295,6 +309,25 @@ Test(format, write_then_parse_is_the_same_program) {
     cr_assert_eq(q->graphs[0].tensors[1].device.index, 2);
     mp_buf_free(&b1);
     mp_buf_free(&b2);
+    mp_program_free(p);
+    mp_program_free(q);
+}
+
+Test(format, pins_survive_write_and_parse) {
+    const char *text = HDR "graph main\ntensor x 100 at=4096\ntensor y 8 mem_id=2 at=0\n"
+                           "node placeholder out=x\nnode call in=x out=y\nnode output in=y\nend\n";
+    mp_program *p = must_parse(text);
+    cr_assert(p->graphs[0].tensors[0].flags & MP_T_PINNED);
+    cr_assert_eq(p->graphs[0].tensors[0].at, 4096);
+    cr_assert(p->graphs[0].tensors[1].flags & MP_T_PINNED, "at=0 is a pin too");
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_graph_write(p, &b);
+    cr_assert(strstr(b.data, "tensor x 100 at=4096\n"), "%s", b.data);
+    cr_assert(strstr(b.data, "tensor y 8 mem_id=2 at=0\n"), "%s", b.data);
+    mp_program *q = must_parse(b.data);
+    cr_assert_eq(q->graphs[0].tensors[0].at, 4096);
+    mp_buf_free(&b);
     mp_program_free(p);
     mp_program_free(q);
 }

@@ -11,7 +11,7 @@
 
 static void add_tensor(mp_builder *b, const char *name, uint64_t size, uint32_t flags) {
     mp_err err;
-    mp_tensor_spec t = {name, size, {MP_DEV_CPU, 0}, flags, 0, NULL, NULL};
+    mp_tensor_spec t = {name, size, {MP_DEV_CPU, 0}, flags, 0, NULL, NULL, 0};
     cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_OK, "%s", err.msg);
 }
 
@@ -90,10 +90,10 @@ Test(library, builder_refuses_names_the_format_cannot_hold) {
     cr_assert_eq(mp_builder_graph(b, "main", &err), MP_OK);
     const char *bad[] = {"x\ntensor y 4", "", "a,b", "a=b"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        mp_tensor_spec t = {bad[i], 4, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL};
+        mp_tensor_spec t = {bad[i], 4, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
         cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "%s accepted", bad[i]);
     }
-    mp_tensor_spec t = {"ok", 4, {MP_DEV_CPU, 0}, 1u << 7, 0, NULL, NULL};
+    mp_tensor_spec t = {"ok", 4, {MP_DEV_CPU, 0}, 1u << 7, 0, NULL, NULL, 0};
     cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "unknown flag accepted");
     add_tensor(b, "x", 4, 0);
     add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);

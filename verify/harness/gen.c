@@ -64,6 +64,7 @@ typedef struct btensor {
     uint32_t flags, mem_id;
     int32_t inplace, view;
     bool base;  /* an in-place base: must stay an intermediate */
+    uint64_t at; /* with MP_T_PINNED in flags */
     bool input; /* placeholder */
 } btensor;
 
@@ -592,7 +593,7 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
     mp_buf_printf(b, "graph %s\n", g->name);
     for (size_t i = 0; i < g->nt; i++) {
         const btensor *t = &g->t[i];
-        mp_graph_put_tensor(b, t->name, t->size, t->dev, t->flags, t->mem_id,
+        mp_graph_put_tensor(b, t->name, t->size, t->dev, t->flags, t->mem_id, t->at,
                             t->inplace >= 0 ? g->t[t->inplace].name : NULL,
                             t->view >= 0 ? g->t[t->view].name : NULL);
     }
@@ -642,6 +643,27 @@ void mp_gen_options_default(mp_gen_options *o) {
     o->devices[0] = (mp_device){MP_DEV_CPU, 0};
 }
 
+/* One program in eight pins up to three tensors of its entry graph (at=),
+ * drawn from a side stream so that the graphs stay what the seed gave
+ * before pins existed.  The pins stack in byte order at multiples of 384,
+ * a multiple of every alignment the harness draws, so they never
+ * conflict; the generator makes no shared sub-graphs, whose reservation at
+ * 0 a pin could overlap. */
+static void pin_some(gen *G) {
+    rng side = {G->r.s ^ 0x3c6ef372fe94f82bull};
+    bgraph *g = GR(0);
+    if (!g->nt || !chance(&side, 12)) return;
+    uint64_t at = 384 * below(&side, 4);
+    for (int k = 0, tries = 0; k < 3 && tries < 64; tries++) {
+        btensor *t = &g->t[below(&side, g->nt)];
+        if (t->input || t->inplace >= 0 || t->view >= 0 || t->flags || t->size > (UINT64_C(1) << 58)) continue;
+        t->flags = MP_T_PINNED;
+        t->at = at;
+        at += (t->size + 383) / 384 * 384 + 384 * below(&side, 2);
+        k++;
+    }
+}
+
 void mp_gen(const mp_gen_options *o, mp_buf *out) {
     gen G = {0};
     G.o = *o;
@@ -659,6 +681,7 @@ void mp_gen(const mp_gen_options *o, mp_buf *out) {
     }
     else
         gen_profile(&G);
+    pin_some(&G);
     mp_buf_printf(out, "memplan-graph 1\n# memplan gen --seed %llu --tensors %llu --depth %u "
                        "--profile %s\n",
                   (unsigned long long)o->seed, (unsigned long long)o->tensors, o->depth,
