@@ -7,7 +7,7 @@
 
 static const char GEN_HELP[] =
     "usage: memplan gen --seed S [--tensors N] [--depth D] [--devices LIST]\n"
-    "                   [--profile NAME] [-o FILE]\n"
+    "                   [--profile NAME] [--pins] [-o FILE]\n"
     "       memplan gen --case ID [-o FILE]\n"
     "\n"
     "Write a valid random graph (.mpg).  The same seed and options give the\n"
@@ -30,6 +30,8 @@ static const char GEN_HELP[] =
     "                    many-pools, wide-node (every tensor out of one node),\n"
     "                    many-conds (each result the next cond's operand),\n"
     "                    deep (conds nested to the planners' limit)\n"
+    "  --pins            pin up to three tensors (at=) in one program in eight,\n"
+    "                    as the harness's cases do\n"
     "  -o FILE           write to FILE (default stdout)\n";
 
 static bool parse_devices(const char *s, mp_gen_options *o) {
@@ -109,6 +111,8 @@ static int shape_option(mp_args *a, const char *arg, gen_args *ga) {
         if (!d) return MP_EFORMAT;
         if (!parse_devices(d, &ga->o))
             return mp_usage_error(a->cmd, "bad device list '%s' (want e.g. cpu,cuda:0)", d);
+    } else if (mp_args_is(a, arg, "--pins")) {
+        ga->o.pins = true;
     } else if (mp_args_is(a, arg, "--profile")) {
         const char *p = mp_args_value(a, "--profile");
         if (!p) return MP_EFORMAT;

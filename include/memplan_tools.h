@@ -42,6 +42,7 @@ typedef struct mp_gen_options {
     uint64_t seed, tensors;
     uint32_t depth, profile, n_devices;
     mp_device devices[16]; /* devices[0] is the main device */
+    bool pins; /* pin tensors (at=) in one program in eight (the harness's cases) */
 } mp_gen_options;
 
 void mp_gen_options_default(mp_gen_options *o);

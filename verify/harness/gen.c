@@ -681,11 +681,11 @@ void mp_gen(const mp_gen_options *o, mp_buf *out) {
     }
     else
         gen_profile(&G);
-    pin_some(&G);
+    if (o->pins) pin_some(&G);
     mp_buf_printf(out, "memplan-graph 1\n# memplan gen --seed %llu --tensors %llu --depth %u "
-                       "--profile %s\n",
+                       "--profile %s%s\n",
                   (unsigned long long)o->seed, (unsigned long long)o->tensors, o->depth,
-                  mp_gen_profile_name(o->profile));
+                  mp_gen_profile_name(o->profile), o->pins ? " --pins" : "");
     for (size_t i = 0; i < G.ng; i++) write_graph(&G.g[i], &G, out);
     for (size_t i = 0; i < G.ng; i++) free_graph(&G.g[i]);
     mp_xfree(G.g);
