@@ -63,7 +63,20 @@ mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err 
         mp_err_set(err, MP_EFORMAT, "planner '%s' has no ExecuTorch-exact mode", pl->name);
         return NULL;
     }
-    plan_call c = {prog, opts, pl, err, NULL};
+    /* the memory map: the options', else the file's; the plan records it */
+    mp_options o = *opts;
+    o.banks = *mp_banks_of(prog, opts);
+    if (o.banks.n && (o.per_device || o.et_exact)) {
+        mp_err_set(err, MP_EFORMAT, "a memory map (banks) cannot be combined with %s",
+                   o.per_device ? "--per-device (banks are pools of one device)" : "--et-exact (ExecuTorch has none)");
+        return NULL;
+    }
+    if (o.banks.n && !(pl->caps & MP_CAP_BANKS)) {
+        mp_err_limit(err, "planner '%s' has no memory map (banks); ExecuTorch's planners have none: plan "
+                     "it with --algo opt", pl->name);
+        return NULL;
+    }
+    plan_call c = {prog, &o, pl, err, NULL};
     if (mp_guard_run(err, plan_work, &c) != MP_OK) return NULL;
     return c.plan;
 }

@@ -14,11 +14,11 @@ static const mp_planner TABLE[] = {
     {"naive", "ExecuTorch's naive: every tensor at the end of the buffer, no reuse",
      mp_ref_naive_plan, MP_CAP_ET_EXACT | MP_CAP_REFUSES_INPLACE, "#f28e2b"},
     {"opt", "the optimized planner: per-tensor offsets, several constructions, exact search",
-     mp_opt_plan, MP_CAP_EXACT | MP_CAP_NO_WORSE, "#59a14f"},
+     mp_opt_plan, MP_CAP_EXACT | MP_CAP_NO_WORSE | MP_CAP_BANKS, "#59a14f"},
     {"tflm", "TFLite Micro's greedy by size: largest first, lowest offset that fits",
-     mp_tflm_plan, 0, "#b07aa1"},
+     mp_tflm_plan, MP_CAP_BANKS, "#b07aa1"},
     {"bestfit", "XLA's heap simulator: largest first, into the smallest gap that fits",
-     mp_bestfit_plan, 0, "#76b7b2"},
+     mp_bestfit_plan, MP_CAP_BANKS, "#76b7b2"},
 };
 
 #define N_PLANNERS (sizeof TABLE / sizeof *TABLE)

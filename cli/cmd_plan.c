@@ -32,6 +32,15 @@ static const char PLAN_HELP[] =
     "  --no-alloc-mutable    do not plan mutable buffers\n"
     "  --per-device          one buffer set per device (ExecuTorch's\n"
     "                        enable_non_cpu_memory_planning)\n"
+    "  --banks MAP           a memory map, fastest bank first, e.g.\n"
+    "                        sram=256K,dram=64M (sizes in bytes, K/M/G/T, or\n"
+    "                        unlimited); bank i is pool i: tensors without a\n"
+    "                        mem_id fill the first bank and spill to the next;\n"
+    "                        default: the graph file's banks line (opt, tflm,\n"
+    "                        bestfit; exit 3 when the program does not fit)\n"
+    "  --spill-order O       which tensors stay in a full bank: value (the\n"
+    "                        largest size x lifetime, default) or program\n"
+    "                        (the first used: a plain fill)\n"
     "  -o, --output OUT      write the plan to OUT (atomically; nothing is\n"
     "                        written when planning fails)\n"
     "  --verify              verify the plan before writing it; a violation is\n"
@@ -59,14 +68,17 @@ typedef struct plan_args {
 static bool planning_option(mp_args *a, const mp_option_flag *f, mp_options *o) {
     char num[24];
     mp_err err;
-    if (f->takes_value) {
+    const char *text = NULL;
+    if (f->takes_value && f->lo > f->hi) { /* a text value */
+        if (!(text = mp_args_value(a, f->name))) return false;
+    } else if (f->takes_value) {
         uint64_t v;
         if (!mp_args_u64(a, f->name, f->lo, f->hi, &v)) return false;
         snprintf(num, sizeof num, "%llu", (unsigned long long)v);
     } else if (!mp_args_flag_ok(a, f->name)) {
         return false;
     }
-    if (mp_option_set(o, f, f->takes_value ? num : NULL, &err) == MP_OK) return true;
+    if (mp_option_set(o, f, text ? text : f->takes_value ? num : NULL, &err) == MP_OK) return true;
     mp_usage_error(a->cmd, "%s", err.msg); /* a value in range the option still refuses */
     return false;
 }

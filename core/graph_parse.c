@@ -49,6 +49,8 @@ typedef struct parser {
     subref *subs;
     size_t n_subs, scap;
     pgraph *cur;
+    mp_banks banks; /* the `banks` line */
+    bool have_banks;
 } parser;
 
 static int fail(parser *p, const char *fmt, ...)
@@ -580,6 +582,27 @@ static int line_tokens(const char *s, const char *e, mp_tok *tk, int *nt) {
     return 0;
 }
 
+/* `banks NAME=SIZE ...`: the memory map, once, before the first graph. */
+static int parse_banks(parser *p, mp_tok *tk, int nt) {
+    if (p->n_graphs) return fail(p, "the banks line comes before the first graph");
+    if (p->have_banks) return fail(p, "a second banks line");
+    if (nt < 2) return fail(p, "banks line needs at least one NAME=SIZE");
+    char spec[MAX_TOKENS * 48];
+    size_t n = 0;
+    for (int i = 1; i < nt; i++) {
+        if (tk[i].n + 2 > sizeof spec - n) return fail(p, "banks line too long");
+        if (i > 1) spec[n++] = ',';
+        if (memchr(tk[i].s, ',', tk[i].n)) return fail(p, "banks are separated by spaces here, not commas");
+        memcpy(spec + n, tk[i].s, tk[i].n);
+        n += tk[i].n;
+    }
+    spec[n] = 0;
+    mp_err e;
+    if (mp_banks_parse(spec, &p->banks, &e)) return fail(p, "%s", e.msg);
+    p->have_banks = true;
+    return MP_OK;
+}
+
 static int parse_line(parser *p, mp_tok *tk, int nt, bool *have_header) {
     char q[48];
     if (!*have_header) {
@@ -594,6 +617,7 @@ static int parse_line(parser *p, mp_tok *tk, int nt, bool *have_header) {
                     Q(tk[0], q));
     }
     if (mp_tok_is(tk[0], "graph")) return open_graph(p, tk, nt);
+    if (mp_tok_is(tk[0], "banks")) return parse_banks(p, tk, nt);
     if (mp_tok_is(tk[0], "tensor") || mp_tok_is(tk[0], "node") ||
         mp_tok_is(tk[0], "end")) {
         if (!p->cur)
@@ -683,6 +707,7 @@ static mp_program *finish(parser *p) {
     prog->arena = p->arena;
     prog->filename = mp_arena_strndup(p->arena, p->file, strlen(p->file));
     prog->n_graphs = (uint32_t)p->n_graphs;
+    prog->banks = p->banks;
     prog->graphs = mp_arena_alloc(p->arena, p->n_graphs * sizeof(mp_graphdef));
     for (size_t i = 0; i < p->n_graphs; i++) {
         mp_graphdef *src = &p->graphs[i].g, *dst = &prog->graphs[i];

@@ -91,6 +91,11 @@ static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
  * declaration order (allocs are listed in it) and declare-before-use. */
 void mp_graph_write(const mp_program *prog, mp_buf *b) {
     mp_buf_puts(b, "memplan-graph 1\n");
+    if (prog->banks.n) {
+        mp_buf_puts(b, "banks ");
+        mp_banks_write(&prog->banks, ' ', '=', b);
+        mp_buf_put(b, "\n", 1);
+    }
     for (uint32_t gi = 0; gi < prog->n_graphs; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
         mp_buf_printf(b, "graph %s\n", g->name);

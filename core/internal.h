@@ -73,6 +73,11 @@ void mp_buf_put_json_string(mp_buf *b, const char *s);
 void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
                          uint32_t flags, uint32_t mem_id, uint64_t at, const char *inplace,
                          const char *view);
+/* The memory map (banks.c): written as NAME<kv>SIZE entries separated by
+ * sep (' ' in a graph file's banks line, ',' in a plan's banks= field). */
+void mp_banks_write(const mp_banks *b, char sep, char kv, mp_buf *out);
+/* The map a planning uses: the options', else the program file's. */
+const mp_banks *mp_banks_of(const mp_program *prog, const mp_options *o);
 /* Pinned offsets (pins.c).  A fixed region: lifetime [start, end]
  * (inclusive) by bytes [lo, hi). */
 typedef struct mp_rect {

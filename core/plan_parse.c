@@ -114,6 +114,18 @@ static int options_line(pp *p, mp_tok *tk, int nt) {
                                        "per_device",    "algo"};
     uint64_t v[6] = {0};
     mp_tok algo = {0, 0};
+    mp_banks banks = {0};
+    /* a last field banks=NAME:SIZE,... (since 1.5): the memory map */
+    if (nt > 1 && tk[nt - 1].n > 6 && !memcmp(tk[nt - 1].s, "banks=", 6)) {
+        char spec[MP_MAX_BANKS * 64];
+        size_t n = tk[nt - 1].n - 6;
+        if (n >= sizeof spec) return pfail(p, "banks= too long");
+        memcpy(spec, tk[nt - 1].s + 6, n);
+        spec[n] = 0;
+        mp_err e;
+        if (mp_banks_parse(spec, &banks, &e)) return pfail(p, "%s", e.msg);
+        nt--;
+    }
     if (fields(p, tk + 1, nt - 1, keys, 6, v, "algo", &algo)) return p->err->code;
     mp_plan *pl = p->plan;
     pl->raw_alignment = v[0];
@@ -124,6 +136,7 @@ static int options_line(pp *p, mp_tok *tk, int nt) {
     pl->opts.alloc_outputs = v[2] != 0;
     pl->opts.alloc_mutable = v[3] != 0;
     pl->opts.per_device = v[4] != 0;
+    pl->opts.banks = banks;
     pl->algo_name = mp_arena_strndup(p->arena, algo.s, algo.n);
     /* the planner is named by algo_name alone: the table is not core's */
     pl->opts.algo = 0;

@@ -7,10 +7,15 @@ void mp_plan_write(const mp_plan *plan, mp_buf *b) {
     mp_buf_puts(b, "memplan-plan 1\n");
     mp_buf_printf(b,
                   "options alignment=%u alloc_inputs=%d alloc_outputs=%d "
-                  "alloc_mutable=%d per_device=%d algo=%s\n",
+                  "alloc_mutable=%d per_device=%d algo=%s",
                   o->alignment, o->alloc_inputs, o->alloc_outputs,
                   o->alloc_mutable, o->per_device,
                   plan->algo_name ? plan->algo_name : "?");
+    if (o->banks.n) { /* the memory map the plan was made for (since 1.5) */
+        mp_buf_puts(b, " banks=");
+        mp_banks_write(&o->banks, ',', ':', b);
+    }
+    mp_buf_put(b, "\n", 1);
     for (uint32_t gi = 0; gi < plan->n_graphs; gi++) {
         const mp_graph_plan *g = &plan->graphs[gi];
         mp_buf_printf(b, "graph %s\nbuffers", g->name);

@@ -15,7 +15,9 @@
  *    its inputs unless a map/scan node runs it.
  *  2 size: size is the tensor's size rounded up to the alignment, the
  *    offset a multiple of it.
- *  3 bounds: buffer 0 exists and is empty; an alloc lies in a buffer 1..n-1
+ *  3 bounds: under a memory map (banks=) the entry block's buffer i is at
+ *    most bank i's capacity and none lies past the last bank.
+ *    buffer 0 exists and is empty; an alloc lies in a buffer 1..n-1
  *    of its block, inside it, and inside the entry block's too.
  *  6 device: buffer 0 and, without per_device, every buffer is cpu:0; with
  *    per_device a sub-graph's buffer has the entry's device, and a tensor
@@ -290,6 +292,14 @@ static void brute_buffers(bf *c, uint32_t gi) {
     }
 }
 
+/* 3: under a memory map the entry block's buffers within their banks. */
+static void brute_capacity(bf *c, const mp_graph_plan *b) {
+    const mp_banks *bk = &c->pl->opts.banks;
+    for (uint32_t i = 1; bk->n && i < b->n_buffers; i++)
+        if ((i > bk->n && b->buffers[i]) || (i <= bk->n && b->buffers[i] > bk->bank[i - 1].capacity))
+            found(c, MP_RULE_BOUNDS, "buffer %u over its bank", i);
+}
+
 /* 2, 3, 6, 8: each kept alloc's size, alignment, bounds, device, life. */
 static void brute_alloc_rules(bf *c, uint32_t gi) {
     const mp_graphdef *g = &c->p->graphs[gi];
@@ -366,6 +376,7 @@ static void per_graph(bf *c, uint32_t gi) {
     brute_allocs(c, gi);
     brute_completeness(c, gi);
     brute_buffers(c, gi);
+    if (gi == 0) brute_capacity(c, b);
     brute_alloc_rules(c, gi);
     brute_frees(c, gi);
 }

@@ -193,11 +193,34 @@ typedef struct mp_graphdef {
     uint32_t n_nodes;
 } mp_graphdef;
 
+/* A memory map (since 1.5): named banks in order of preference (fastest
+ * first), each with a byte capacity; bank i is pool (mem_id) i.  Tensors
+ * without a mem_id go to the first bank and spill to the next when it is
+ * full; a tensor with mem_id=i stays in bank i. */
+#define MP_MAX_BANKS 8
+#define MP_MAX_BANK_NAME 31
+#define MP_UNLIMITED UINT64_MAX /* a bank's capacity: no limit */
+typedef struct mp_bank {
+    char name[MP_MAX_BANK_NAME + 1];
+    uint64_t capacity;
+} mp_bank;
+typedef struct mp_banks {
+    uint32_t n; /* 0: no memory map (one pool per mem_id, unlimited) */
+    mp_bank bank[MP_MAX_BANKS];
+} mp_banks;
+
+/* Which tensors stay in a full bank (the others spill to the next). */
+enum mp_spill_order {
+    MP_SPILL_VALUE,  /* the largest size x lifetime stay (the most accesses) */
+    MP_SPILL_PROGRAM /* program order: the first used stay (a plain fill) */
+};
+
 typedef struct mp_program {
     const char *filename;
     mp_graphdef *graphs; /* graphs[0] is the entry graph */
     uint32_t n_graphs;
     struct mp_arena *arena; /* owns every string and array above */
+    mp_banks banks; /* the file's `banks` line (since 1.5), n = 0 when none */
 } mp_program;
 
 /* Parse a .mpg file held in memory.  `filename` is used in messages.
@@ -284,6 +307,9 @@ typedef struct mp_options {
     /* with et_exact: ExecuTorch's pending pull requests applied on top of
      * it, MP_UPSTREAM_* bits (since 1.2; docs/deviations.md) */
     uint32_t et_upstream;
+    /* the memory map (since 1.5); none: what the program file gives */
+    mp_banks banks;
+    uint32_t spill_order; /* enum mp_spill_order */
 } mp_options;
 
 enum mp_upstream {
@@ -292,6 +318,11 @@ enum mp_upstream {
 };
 
 MP_API void mp_options_default(mp_options *o);
+/* Parse a memory map, "sram=256K,dram=64M" (or ':' for '='; sizes in
+ * bytes with an optional K, M, G or T suffix of powers of 1024, or
+ * "unlimited").  MP_EFORMAT with the reason in err on a bad map.  One
+ * unlimited bank is no map at all (n = 0): plans stay as without one. */
+MP_API int mp_banks_parse(const char *spec, mp_banks *out, mp_err *err);
 
 /* ------------------------------------------------------------- plan model */
 
@@ -364,7 +395,8 @@ enum mp_planner_caps {
     MP_CAP_EXACT = 1u << 1,      /* has an exact search (options.exact) */
     MP_CAP_REFUSES_INPLACE = 1u << 2, /* refuses programs with in-place tensors */
     MP_CAP_NO_WORSE = 1u << 3,   /* never more bytes than greedy (checked) */
-    MP_CAP_REFERENCE = 1u << 4   /* the reference the others are compared to */
+    MP_CAP_REFERENCE = 1u << 4,  /* the reference the others are compared to */
+    MP_CAP_BANKS = 1u << 5       /* plans over a memory map (options.banks, since 1.5) */
 };
 
 typedef mp_plan *(*mp_plan_fn)(const mp_program *prog, const mp_options *opts, mp_err *err);

@@ -318,6 +318,7 @@ static void size_graph(octx *c, uint32_t gi) {
         for (int s = 0; s < 2; s++)
             if (g->nodes[i].sub[s] >= 0 && c->g[g->nodes[i].sub[s]].n_buf > nb)
                 nb = c->g[g->nodes[i].sub[s]].n_buf;
+    if (gi == 0 && c->o->banks.n + 1 > nb) nb = c->o->banks.n + 1; /* every bank, even empty */
     G->n_buf = nb;
     G->local = mp_xcalloc(nb + 1, sizeof *G->local);
     G->base = mp_xcalloc(nb + 1, sizeof *G->base);
@@ -409,8 +410,44 @@ static void place_bases(octx *c, const int32_t *order, uint32_t n) {
     }
 }
 
+int mp_opt_layout_buffer(octx *c, uint32_t gi, uint32_t b) { return layout_buffer(c, gi, b, false, NULL); }
+
+static int cmp_item_size(const void *a, const void *b) {
+    const pk_item *x = a, *y = b;
+    return (x->size < y->size) - (x->size > y->size);
+}
+
+void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out) {
+    const mp_graphdef *g = &c->prog->graphs[0];
+    uint32_t from, to;
+    buf_range(&c->g[0], b, &from, &to);
+    size_t most = (size_t)(to - from) + c->g[0].n_cf + 2;
+    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
+    bool own;
+    collect_items(c, 0, b, &iv, &own);
+    int32_t at = -1;
+    uint64_t live = mp_pk_live_peak(iv.v, (uint32_t)iv.n, &at);
+    size_t n = 0;
+    for (size_t k = 0; k < iv.n; k++) /* the items live at `at`, their who in .start */
+        if (iv.v[k].size && iv.v[k].start <= at && at <= iv.v[k].end)
+            iv.v[n++] = (pk_item){iv.v[k].size, iv.who[k], 0, false, 0};
+    qsort(iv.v, n, sizeof *iv.v, cmp_item_size);
+    mp_buf_printf(out, "%llu bytes live at node %d", (unsigned long long)live, at);
+    if (at >= 0 && at < (int32_t)g->n_nodes && g->nodes[at].op) mp_buf_printf(out, " (%s)", g->nodes[at].op);
+    for (size_t k = 0; k < n && k < 4; k++) {
+        int32_t who = iv.v[k].start;
+        if (who >= 0) mp_buf_printf(out, "%s %s %llu", k ? "," : ":", g->tensors[who].name, (unsigned long long)iv.v[k].size);
+        else if (who != INT32_MIN) mp_buf_printf(out, "%s sub-graphs of node %d %llu", k ? "," : ":", -who - 1, (unsigned long long)iv.v[k].size);
+        else mp_buf_printf(out, "%s shared sub-graphs %llu", k ? "," : ":", (unsigned long long)iv.v[k].size);
+    }
+    if (n > 4) mp_buf_printf(out, " and %zu more", n - 4);
+    mp_xfree(iv.v);
+    mp_xfree(iv.who);
+}
+
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
     int rc = layout_graphs(c, order, n, effort);
+    if (rc == MP_OK && c->o->banks.n) rc = mp_opt_spill(c);
     if (rc == MP_OK) place_bases(c, order, n);
     return rc;
 }

@@ -350,6 +350,7 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
 mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
                             mp_err *err) {
     mp_plan *plan = drive(prog, o, effort, NULL, "opt", err);
+    if (o->banks.n) return plan; /* greedy has no memory map: no fallback, no safety net */
     if (!plan && err->limit) return limit_fallback(prog, o, err);
     return plan ? safety_net(prog, o, plan) : NULL;
 }

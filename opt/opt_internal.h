@@ -60,6 +60,14 @@ typedef struct octx {
 /* Lay out every buffer of the reachable graphs (children first in
  * `order`) and place the sub-graph regions. */
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
+/* One buffer of graph gi laid out again with full effort (layout.c). */
+int mp_opt_layout_buffer(octx *c, uint32_t gi, uint32_t b);
+/* What is live at the busiest node of the entry graph's buffer b, largest
+ * first, as text for a message (layout.c). */
+void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out);
+/* The memory map (banks.c): the entry graph's tensors without a pool of
+ * their own spilled from each full bank to the next; after the layout. */
+int mp_opt_spill(octx *c);
 /* --exact's closing status line, appended to the notes. */
 void mp_opt_exact_status(octx *c);
 

@@ -71,6 +71,24 @@ static void sizes(vctx *c, uint32_t gi, const mp_alloc *a) {
                     c->alignment);
 }
 
+/* Under a memory map (the plan's banks=), the entry block's buffer b is
+ * bank b: within its capacity, and no buffer past the last bank. */
+static void capacities(vctx *c, const mp_graph_plan *gp) {
+    const mp_banks *bk = &c->plan->opts.banks;
+    for (uint32_t b = 1; bk->n && b < gp->n_buffers; b++) {
+        vdetail d = {NULL, NULL, (int64_t)b, {0, gp->buffers[b]}, {0}, 1, -1, -1};
+        if (b > bk->n && gp->buffers[b])
+            mp_v_violation(c, gp->name, MP_RULE_BOUNDS, "capacity", &d,
+                           "capacity: buffer %u holds %llu bytes, but the memory map has %u bank%s", b,
+                           (unsigned long long)gp->buffers[b], bk->n, bk->n == 1 ? "" : "s");
+        else if (b <= bk->n && gp->buffers[b] > bk->bank[b - 1].capacity)
+            mp_v_violation(c, gp->name, MP_RULE_BOUNDS, "capacity", &d,
+                           "capacity: buffer %u (bank '%s') holds %llu bytes, over its capacity %llu", b,
+                           bk->bank[b - 1].name, (unsigned long long)gp->buffers[b],
+                           (unsigned long long)bk->bank[b - 1].capacity);
+    }
+}
+
 /* A pinned tensor (at=, entry graph) sits exactly at its pin. */
 static void pinned(vctx *c, const mp_alloc *a) {
     const mp_tensor *t = &c->prog->graphs[0].tensors[a->tensor];
@@ -236,6 +254,7 @@ void mp_v_rules_structure(vctx *c) {
                         (unsigned long long)gp->buffers[0]);
         }
         devices_of_block(c, gi, gp);
+        if (gi == 0) capacities(c, gp);
         for (uint32_t k = 0; k < gp->n_allocs; k++) {
             const mp_alloc *a = &gp->allocs[k];
             if (a->tensor < 0 || c->alloc_of[gi][a->tensor] != (int32_t)k) continue;

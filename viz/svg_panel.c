@@ -305,6 +305,14 @@ void mp_viz_svg_panel(viz_svg *s, const viz_panel *p) {
     mp_buf_puts(b, "\" y=\"");
     mp_viz_num(b, p->top - 8);
     mp_buf_printf(b, "\">buffer %llu", (unsigned long long)p->buffer);
+    const mp_banks *bk = &s->plan->opts.banks; /* under a memory map a buffer is a bank */
+    bool bank = p->buffer >= 1 && p->buffer <= bk->n;
+    if (bank) {
+        mp_buf_puts(b, ", bank ");
+        mp_viz_xml(b, bk->bank[p->buffer - 1].name);
+        if (bk->bank[p->buffer - 1].capacity != MP_UNLIMITED)
+            mp_buf_printf(b, " (capacity %s)", mp_viz_bytes(bk->bank[p->buffer - 1].capacity, t));
+    }
     if (p->has_dev) mp_buf_printf(b, " (%s)", mp_device_str(p->dev, dev));
     mp_buf_printf(b, ": %s", p->size ? mp_viz_bytes(p->size, t) : "no size in the plan");
     if (p->lower) mp_buf_printf(b, ", lower bound %s", mp_viz_bytes(p->lower, t));
@@ -316,6 +324,11 @@ void mp_viz_svg_panel(viz_svg *s, const viz_panel *p) {
     tensors(s, p);
     if (p->n_band) mp_viz_band_label(s, p);
     if (p->size && p->size < p->ymax) hline(s, mp_viz_svg_y(s, p, p->size), "be", "buffer end");
+    if (bank && bk->bank[p->buffer - 1].capacity < p->ymax) {
+        char label[64];
+        snprintf(label, sizeof label, "capacity %s", mp_viz_bytes(bk->bank[p->buffer - 1].capacity, t));
+        hline(s, mp_viz_svg_y(s, p, bk->bank[p->buffer - 1].capacity), "lb", label);
+    }
     if (p->lower) {
         char label[64];
         snprintf(label, sizeof label, "lower bound %s", mp_viz_bytes(p->lower, t));

@@ -37,11 +37,22 @@ class NodeSpec(ctypes.Structure):
                 ("backend", c_char_p), ("op", c_char_p), ("scratch", c_u64)]
 
 
+MAX_BANKS = 8
+
+
+class Bank(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 32), ("capacity", c_u64)]
+
+
+class Banks(ctypes.Structure):
+    _fields_ = [("n", c_u32), ("bank", Bank * MAX_BANKS)]
+
+
 class Options(ctypes.Structure):
     _fields_ = [("alignment", c_u32), ("alloc_inputs", c_bool), ("alloc_outputs", c_bool),
                 ("alloc_mutable", c_bool), ("per_device", c_bool), ("algo", c_u32), ("et_exact", c_bool),
                 ("exact", c_bool), ("budget_ms", c_u32), ("exact_ms", c_u32), ("replan_limit", c_u64),
-                ("et_upstream", c_u32)]
+                ("et_upstream", c_u32), ("banks", Banks), ("spill_order", c_u32)]
 
 
 class Alloc(ctypes.Structure):
@@ -134,6 +145,7 @@ _SIGS = {
     "mp_builder_node": (ctypes.c_int, [c_void_p, ctypes.POINTER(NodeSpec), ctypes.POINTER(Err)]),
     "mp_builder_finish": (c_void_p, [c_void_p, ctypes.POINTER(Err)]),
     "mp_options_default": (None, [ctypes.POINTER(Options)]),
+    "mp_banks_parse": (ctypes.c_int, [c_char_p, ctypes.POINTER(Banks), ctypes.POINTER(Err)]),
     "mp_plan_free": (None, [ctypes.POINTER(Plan)]),
     "mp_plan_write": (None, [ctypes.POINTER(Plan), ctypes.POINTER(Buf)]),
     "mp_plan_parse": (ctypes.POINTER(Plan), [c_char_p, c_size_t, c_char_p, c_void_p, ctypes.POINTER(Err)]),

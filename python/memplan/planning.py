@@ -103,7 +103,8 @@ UPSTREAM = {21616: 1, 21840: 2}  # ExecuTorch PRs --et-upstream applies (MP_UPST
 
 
 def options(algo="opt", alignment=16, alloc_inputs=True, alloc_outputs=True, alloc_mutable=True,
-            per_device=False, et_exact=False, exact=False, budget_ms=None, exact_ms=None, et_upstream=()):
+            per_device=False, et_exact=False, exact=False, budget_ms=None, exact_ms=None, et_upstream=(),
+            banks=None, spill_order="value"):
     o = _lib.Options()
     lib.mp_options_default(ctypes.byref(o))
     index = lib.mp_algo_parse(algo.encode("utf-8"))
@@ -120,6 +121,12 @@ def options(algo="opt", alignment=16, alloc_inputs=True, alloc_outputs=True, all
         if pr not in UPSTREAM:
             raise MemplanError(_lib.EFORMAT, "no fix of ExecuTorch PR #%s (%s)" % (pr, ", ".join(map(str, UPSTREAM))))
         o.et_exact, o.et_upstream = True, o.et_upstream | UPSTREAM[pr]
+    if banks is not None:  # a memory map, "sram=256K,dram=64M" (memplan plan --banks)
+        err = _lib.Err()
+        check(err, lib.mp_banks_parse(banks.encode("utf-8"), ctypes.byref(o.banks), ctypes.byref(err)) == _lib.OK)
+    if spill_order not in ("value", "program"):
+        raise MemplanError(_lib.EFORMAT, "spill_order is 'value' or 'program', not %r" % (spill_order,))
+    o.spill_order = 0 if spill_order == "value" else 1
     return o
 
 
@@ -128,7 +135,8 @@ def plan(program, algo="opt", **opts):
     'naive', ...); keyword options as memplan plan's flags: alignment,
     alloc_inputs, alloc_outputs, alloc_mutable, per_device, et_exact,
     et_upstream (a list of ExecuTorch PR numbers), exact, budget_ms,
-    exact_ms.  Raises MemplanError (code 3: the graph
+    exact_ms, banks (a memory map, "sram=256K,dram=64M") and spill_order
+    ('value' or 'program').  Raises MemplanError (code 3: the graph
     cannot be planned)."""
     o = options(algo, **opts)
     err = _lib.Err()

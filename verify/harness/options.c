@@ -9,7 +9,7 @@
 #include <errno.h>
 
 enum field { F_ALIGNMENT, F_BUDGET, F_EXACT_MS, F_ET, F_EXACT, F_INPUTS, F_OUTPUTS, F_MUTABLE, F_PER_DEVICE,
-             F_UPSTREAM };
+             F_UPSTREAM, F_BANKS, F_SPILL };
 
 static const mp_option_flag FLAGS[] = {
     {"--alignment", true, 1, MP_MAX_ALIGNMENT, F_ALIGNMENT},
@@ -22,6 +22,9 @@ static const mp_option_flag FLAGS[] = {
     {"--no-alloc-outputs", false, 0, 0, F_OUTPUTS},
     {"--no-alloc-mutable", false, 0, 0, F_MUTABLE},
     {"--per-device", false, 0, 0, F_PER_DEVICE},
+    /* text values (lo > hi): a memory map, a spill order */
+    {"--banks", true, 1, 0, F_BANKS},
+    {"--spill-order", true, 1, 0, F_SPILL},
 };
 
 const mp_option_flag *mp_option_find(const char *name, size_t len) {
@@ -41,8 +44,19 @@ static bool number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v) {
     return true;
 }
 
+/* --banks SPEC, --spill-order value|program. */
+static int text_option(mp_options *o, const mp_option_flag *f, const char *value, mp_err *err) {
+    if (!value) return mp_err_set(err, MP_EFORMAT, "%s wants a value", f->name);
+    if (f->field == F_BANKS) return mp_banks_parse(value, &o->banks, err);
+    if (strcmp(value, "value") && strcmp(value, "program"))
+        return mp_err_set(err, MP_EFORMAT, "--spill-order wants value or program, not '%s'", value);
+    o->spill_order = strcmp(value, "program") ? MP_SPILL_VALUE : MP_SPILL_PROGRAM;
+    return MP_OK;
+}
+
 int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_err *err) {
     uint64_t v = 0;
+    if (f->field == F_BANKS || f->field == F_SPILL) return text_option(o, f, value, err);
     if (f->takes_value && !number(value, f->lo, f->hi, &v))
         return mp_err_set(err, MP_EFORMAT, "%s wants a number in %llu..%llu, not '%s'", f->name,
                           (unsigned long long)f->lo, (unsigned long long)f->hi, value ? value : "");
@@ -68,9 +82,16 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
 }
 
 void mp_options_to_args(const mp_options *o, char *buf, size_t n) {
-    snprintf(buf, n, "--alignment %u%s%s%s%s%s%s%s", o->alignment,
-             o->alloc_inputs ? "" : " --no-alloc-inputs", o->alloc_outputs ? "" : " --no-alloc-outputs",
-             o->alloc_mutable ? "" : " --no-alloc-mutable", o->per_device ? " --per-device" : "",
-             o->et_exact ? " --et-exact" : "", o->et_upstream & MP_UPSTREAM_21616 ? " --et-upstream 21616" : "",
-             o->et_upstream & MP_UPSTREAM_21840 ? " --et-upstream 21840" : "");
+    int k = snprintf(buf, n, "--alignment %u%s%s%s%s%s%s%s%s", o->alignment,
+                     o->alloc_inputs ? "" : " --no-alloc-inputs", o->alloc_outputs ? "" : " --no-alloc-outputs",
+                     o->alloc_mutable ? "" : " --no-alloc-mutable", o->per_device ? " --per-device" : "",
+                     o->et_exact ? " --et-exact" : "", o->et_upstream & MP_UPSTREAM_21616 ? " --et-upstream 21616" : "",
+                     o->et_upstream & MP_UPSTREAM_21840 ? " --et-upstream 21840" : "",
+                     o->spill_order == MP_SPILL_PROGRAM ? " --spill-order program" : "");
+    if (!o->banks.n || k < 0 || (size_t)k + 9 >= n) return;
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_banks_write(&o->banks, ',', '=', &b);
+    snprintf(buf + k, n - (size_t)k, " --banks %s", b.data ? b.data : "");
+    mp_buf_free(&b);
 }
