@@ -137,6 +137,7 @@ bench: $(B)/memplan
 	@mkdir -p results
 	$(B)/memplan bench --db results/metrics.db --data bench/data $(BENCH_ARGS)
 	$(B)/memplan bench --history $(BENCH_HISTORY_ARGS)
+	$(B)/memplan bench --map
 
 # ------------------------------------------------- ExecuTorch's planner
 # Re-record the corpus's ExecuTorch plans with ExecuTorch's own planner from

@@ -66,14 +66,14 @@ mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err 
     /* the memory map: the options', else the file's; the plan records it */
     mp_options o = *opts;
     o.banks = *mp_banks_of(prog, opts);
-    if (o.banks.n && (o.per_device || o.et_exact)) {
-        mp_err_set(err, MP_EFORMAT, "a memory map (banks) cannot be combined with %s",
-                   o.per_device ? "--per-device (banks are pools of one device)" : "--et-exact (ExecuTorch has none)");
-        return NULL;
-    }
-    if (o.banks.n && !(pl->caps & MP_CAP_BANKS)) {
+    if (o.banks.n && !(pl->caps & MP_CAP_BANKS)) { /* first: whatever its other options */
         mp_err_limit(err, "planner '%s' has no memory map (banks); ExecuTorch's planners have none: plan "
                      "it with --algo opt", pl->name);
+        return NULL;
+    }
+    if (o.banks.n && o.per_device) {
+        mp_err_set(err, MP_EFORMAT, "a memory map (banks) cannot be combined with --per-device (banks are "
+                   "pools of one device)");
         return NULL;
     }
     plan_call c = {prog, &o, pl, err, NULL};

@@ -54,6 +54,8 @@ int mp_cli_summary(const mp_program *prog, const mp_plan *plan, const mp_options
                    struct mp_buf *out, mp_err *err);
 /* bench --history: the metrics store on RUNS runs of CASES cases (cmd_bench_history.c) */
 int mp_bench_history(uint64_t runs, uint64_t cases, uint64_t keep);
+/* memplan bench --map: the memory map's table (cmd_bench_map.c). */
+int mp_bench_map(uint64_t max_tensors);
 int mp_cmd_bench(int argc, char **argv);
 /* cmd_viz.c: pictures of a plan */
 int mp_cmd_trace(int argc, char **argv);

@@ -415,6 +415,7 @@ static const char BENCH_HELP[] =
     "usage: memplan bench [--db FILE] [--data DIR] [--max-tensors N] [--limit S]\n"
     "                     [--repeat N]\n"
     "       memplan bench --history [--runs N] [--cases N] [--keep N]\n"
+    "       memplan bench --map [--max-tensors N]\n"
     "\n"
     "Plan quality, planning time, peak memory and speed-up over greedy of\n"
     "every planner in the table, side by side: generated graphs of 10^2 ..\n"
@@ -434,14 +435,18 @@ static const char BENCH_HELP[] =
     "                    synthetic harness runs (default 1000) of --cases cases\n"
     "                    (default 1000) for every planner in a scratch database:\n"
     "                    the time of each report form, the gate and prune --keep\n"
-    "                    (default 100)\n";
+    "                    (default 100)\n"
+    "  --map             instead: planning over a memory map, generated graphs of\n"
+    "                    10^3 .. 10^5 tensors (up to --max-tensors) with a fast\n"
+    "                    bank of half their need: bytes per bank and the share of\n"
+    "                    size x lifetime spilled, plain fill against opt's order\n";
 
 int mp_cmd_bench(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan bench");
     const char *db = "results/metrics.db", *data = "bench/data", *arg;
     uint64_t max_tensors = 1000000, limit = 120, repeat = 3, runs = 1000, cases = 1000, keep = 100;
-    bool opt, history = false;
+    bool opt, history = false, map = false;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
         if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
@@ -459,6 +464,8 @@ int mp_cmd_bench(int argc, char **argv) {
             if (!mp_args_u64(&a, "--repeat", 1, 100, &repeat)) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--history")) {
             history = true;
+        } else if (mp_args_is(&a, arg, "--map")) {
+            map = true;
         } else if (mp_args_is(&a, arg, "--runs")) {
             if (!mp_args_u64(&a, "--runs", 1, 1000000, &runs)) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--cases")) {
@@ -470,6 +477,7 @@ int mp_cmd_bench(int argc, char **argv) {
         }
     }
     if (history) return mp_bench_history(runs, cases, keep) ? MP_EIO : 0;
+    if (map) return mp_bench_map(max_tensors) ? MP_EIO : 0;
     bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat, {{false}}};
     char started[32];
     mp_db_now(started, sizeof started);

@@ -59,5 +59,11 @@ sed '/^banks /d' "$G" >"$T/nomap.mpg"
 expect_rc 0 "$M" svg "$G" "$T/opt.mpp" -o "$T/b.svg"
 grep -q 'buffer 1, bank sram (capacity 64.0 KiB)' "$T/b.svg" && grep -q 'buffer 2, bank psram (capacity 8.00 MiB)' "$T/b.svg" &&
     ok || bad "the SVG does not name the banks"
+# the bench's memory-map table: both orders on every graph, value ahead of the fill
+expect_rc 0 "$M" bench --map --max-tensors 1000
+[ "$(grep -c '^| [a-z]*-1000 | [0-9]* | [0-9]* | [0-9]* | [0-9]* | [0-9.]*% | [0-9.]* | [0-9]* | [0-9]* | [0-9.]*% | [0-9.]* |$' "$T/out")" = 5 ] &&
+    ok || bad "bench --map rows: $(cat "$T/out")"
+grep -q '^The value order sent less traffic to the slow bank than the fill on [45] of 5 graphs.$' "$T/out" && ok ||
+    bad "bench --map: $(tail -1 "$T/out")"
 echo "banks: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

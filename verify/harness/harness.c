@@ -48,6 +48,17 @@ void mp_harness_case(uint64_t seed, uint64_t i, mp_gen_options *g, mp_options *o
     o->alloc_outputs = TAKE(5) != 0;
     o->alloc_mutable = TAKE(5) != 0;
     o->per_device = TAKE(5) < 2;
+    /* one case in eight without --per-device plans over a memory map of
+     * three banks (the mixed profile's pools are 2 and 3), drawn from a side
+     * stream so that the other cases stay as they were */
+    uint64_t q = mix(r ^ 0xba4c5);
+    if (!o->per_device && q % 8 == 0) {
+        static const char *const maps[] = {"fast=16K,mid=64K,slow=unlimited", "fast=256K,mid=1M,slow=unlimited",
+                                           "fast=4M,mid=16M,slow=unlimited", "fast=64M,mid=256M,slow=unlimited"};
+        mp_err err;
+        mp_banks_parse(maps[(q >> 3) % 4], &o->banks, &err);
+        o->spill_order = (q >> 5) % 4 == 0 ? MP_SPILL_PROGRAM : MP_SPILL_VALUE;
+    }
 #undef TAKE
 }
 
