@@ -446,8 +446,7 @@ void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out) {
 }
 
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
-    int rc = layout_graphs(c, order, n, effort);
-    if (rc == MP_OK && c->o->banks.n) rc = mp_opt_spill(c);
-    if (rc == MP_OK) place_bases(c, order, n);
-    return rc;
+    return layout_graphs(c, order, n, effort);
 }
+
+void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n) { place_bases(c, order, n); }

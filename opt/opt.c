@@ -340,6 +340,8 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
     c.tree = mp_graphs_tree(prog, c.reach);
     c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
     if (rc == MP_OK) rc = mp_opt_layout_program(&c, order, n_order, effort);
+    if (rc == MP_OK && o->banks.n) rc = mp_opt_spill(&c); /* a memory map: fill and spill */
+    if (rc == MP_OK) mp_opt_place_bases(&c, order, n_order);
     if (rc == MP_OK && o->exact) mp_opt_exact_status(&c);
     mp_plan *plan = rc == MP_OK ? build_plan(&c) : NULL;
     mp_xfree(order);

@@ -58,8 +58,10 @@ typedef struct octx {
 } octx;
 
 /* Lay out every buffer of the reachable graphs (children first in
- * `order`) and place the sub-graph regions. */
+ * `order`). */
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
+/* Then place the sub-graph regions (after any spill between banks). */
+void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n);
 /* One buffer of graph gi laid out again with full effort (layout.c). */
 int mp_opt_layout_buffer(octx *c, uint32_t gi, uint32_t b);
 /* What is live at the busiest node of the entry graph's buffer b, largest
