@@ -193,8 +193,14 @@ static void put_text(const mp_program *prog, const mp_plan *plan, const mp_verif
         char d[24];
         peak p;
         find_peak(prog, plan, r, b, &p);
-        mp_buf_printf(out, "buffer %u (%s): %llu bytes, lower bound %llu", b,
-                      b < gp->n_devices ? mp_device_str(gp->devices[b], d) : "?", (unsigned long long)gp->buffers[b],
+        mp_buf_printf(out, "buffer %u (%s", b, b < gp->n_devices ? mp_device_str(gp->devices[b], d) : "?");
+        const mp_banks *bk = &plan->opts.banks; /* under a memory map buffer b is bank b */
+        if (b <= bk->n && bk->bank[b - 1].capacity == MP_UNLIMITED)
+            mp_buf_printf(out, ", bank %s, unlimited", bk->bank[b - 1].name);
+        else if (b <= bk->n)
+            mp_buf_printf(out, ", bank %s of %llu bytes", bk->bank[b - 1].name,
+                          (unsigned long long)bk->bank[b - 1].capacity);
+        mp_buf_printf(out, "): %llu bytes, lower bound %llu", (unsigned long long)gp->buffers[b],
                       (unsigned long long)(b < r->n_buffers ? r->buf_lower[b] : 0));
         if (p.node >= 0) {
             const mp_node *nd = &prog->graphs[0].nodes[p.node];
@@ -268,6 +274,12 @@ static void put_json(const mp_program *prog, const mp_plan *plan, const mp_verif
         find_peak(prog, plan, r, b, &p);
         mp_buf_printf(out, "%s{\"buffer\":%u,", b > 1 ? "," : "", b);
         json_str(out, "device", b < gp->n_devices ? mp_device_str(gp->devices[b], d) : NULL, true);
+        const mp_banks *bk = &plan->opts.banks;
+        if (b <= bk->n) {
+            json_str(out, "bank", bk->bank[b - 1].name, true);
+            if (bk->bank[b - 1].capacity == MP_UNLIMITED) mp_buf_puts(out, "\"capacity\":null,");
+            else mp_buf_printf(out, "\"capacity\":%llu,", (unsigned long long)bk->bank[b - 1].capacity);
+        }
         mp_buf_printf(out, "\"bytes\":%llu,\"lower_bound\":%llu,", (unsigned long long)gp->buffers[b],
                       (unsigned long long)(b < r->n_buffers ? r->buf_lower[b] : 0));
         json_peak(prog, &p, out);

@@ -59,6 +59,12 @@ sed '/^banks /d' "$G" >"$T/nomap.mpg"
 expect_rc 0 "$M" svg "$G" "$T/opt.mpp" -o "$T/b.svg"
 grep -q 'buffer 1, bank sram (capacity 64.0 KiB)' "$T/b.svg" && grep -q 'buffer 2, bank psram (capacity 8.00 MiB)' "$T/b.svg" &&
     ok || bad "the SVG does not name the banks"
+# the summary names each bank and its capacity, as text and JSON
+expect_rc 0 "$M" plan --summary - -o "$T/sum.mpp" "$G"
+grep -q '^buffer 1 (cpu:0, bank sram of 65536 bytes): 55296 bytes, lower bound 55296;' "$T/out" && ok || bad "summary: $(head -3 "$T/out")"
+expect_rc 0 "$M" plan --summary - --summary-format json -o "$T/sum.mpp" "$G"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [(b["bank"], b["capacity"], b["bytes"]) for b in d["buffers"]] == [("sram", 65536, 55296), ("psram", 8388608, 110592)]' "$T/out" &&
+    ok || bad "summary json: $(cat "$T/out")"
 # the bench's memory-map table: both orders on every graph, value ahead of the fill
 expect_rc 0 "$M" bench --map --max-tensors 1000
 [ "$(grep -c '^| [a-z]*-1000 | [0-9]* | [0-9]* | [0-9]* | [0-9]* | [0-9.]*% | [0-9.]* | [0-9]* | [0-9]* | [0-9.]*% | [0-9.]* |$' "$T/out")" = 5 ] &&
