@@ -433,6 +433,16 @@ static void decode_options(dec *d, mp_options *o) {
     o->exact = (a >> 7) & (f >> 6) & 1;
     o->exact_ms = 1 + ((f >> 7) & 1);
     o->replan_limit = FUZZ_REPLAN_LIMIT;
+    /* a's exact bit without f's (no exact search) and no --per-device: a
+     * memory map of three banks, the fast one as small as the budget bits
+     * say, spilled in value or program order */
+    if (((a >> 7) & 1) && !((f >> 6) & 1) && !o->per_device) {
+        static const char *const maps[4] = {"f=512,m=2K,s=unlimited", "f=4K,m=16K,s=unlimited",
+                                            "f=64K,m=256K,s=unlimited", "f=1M,m=4M,s=unlimited"};
+        mp_err err;
+        mp_banks_parse(maps[(f >> 4) & 3], &o->banks, &err);
+        o->spill_order = (f >> 7) & 1;
+    }
 }
 
 /* "# options: --alignment 8 --no-alloc-inputs --per-device ..." */

@@ -14,11 +14,16 @@
 
 #include <stdio.h>
 
+/* The units that move between banks: the entry graph's families (a root
+ * t >= 0) and, in a tree of graphs, the control-flow nodes of the entry
+ * graph (-(i + 1)): a node's unit is the pool-1 memory of every graph
+ * below it, which moves as one (its sub-graphs are laid out again). */
 typedef struct spill {
     octx *c;
-    int32_t *fam;     /* movable family roots, in keep order */
+    int32_t *fam;       /* movable units, in keep order */
     uint32_t n;
-    uint32_t *bank;   /* per tensor (roots): the bank it is in now */
+    uint32_t *bank;     /* per tensor (roots): the bank it is in now */
+    uint32_t *node_bank; /* per entry node (units): the bank its sub-graphs' memory is in */
 } spill;
 
 typedef struct ranked {
@@ -30,6 +35,30 @@ static int cmp_ranked(const void *a, const void *b) {
     const ranked *x = a, *y = b;
     if (x->key != y->key) return x->key > y->key ? -1 : 1; /* larger keys first */
     return (x->t > y->t) - (x->t < y->t);
+}
+
+/* The entry graph's control-flow nodes whose sub-graphs (a tree: each
+ * reached by this node alone) need pool-1 bytes, as units into v, keyed by
+ * the spill order; returns how many. */
+static uint32_t node_units(spill *s, ranked *v) {
+    const octx *c = s->c;
+    const ograph *G = &c->g[0];
+    const mp_graphdef *g = &c->prog->graphs[0];
+    uint32_t n = 0;
+    for (uint32_t j = 0; c->tree && j < G->n_cf; j++) {
+        uint32_t i = G->cf_nodes[j];
+        uint64_t need = 0;
+        for (int k = 0; k < 2; k++)
+            if (g->nodes[i].sub[k] >= 0 && c->g[g->nodes[i].sub[k]].local[1] > need)
+                need = c->g[g->nodes[i].sub[k]].local[1];
+        if (!need) continue;
+        int32_t until = G->keep.node_end[i] > (int32_t)i ? G->keep.node_end[i] : (int32_t)i;
+        uint64_t area;
+        if (!mp_mul_u64(need, (uint64_t)(until - (int32_t)i) + 1, &area)) area = UINT64_MAX;
+        s->node_bank[i] = 1;
+        v[n++] = (ranked){c->o->spill_order == MP_SPILL_PROGRAM ? UINT64_MAX - i : area, -(int32_t)i - 1};
+    }
+    return n;
 }
 
 /* The entry graph's movable families (roots in pool 1, no at=), sorted by
@@ -45,7 +74,7 @@ static void movable(spill *s) {
         if (G->life.start[t] < lo[r]) lo[r] = G->life.start[t];
         if (G->keep.tensor_end[t] > hi[r]) hi[r] = G->keep.tensor_end[t];
     }
-    ranked *v = mp_xmalloc((G->n_specs + 1) * sizeof *v);
+    ranked *v = mp_xmalloc((G->n_specs + G->n_cf + 1) * sizeof *v);
     s->n = 0;
     for (uint32_t i = 0; i < G->n_specs; i++) {
         int32_t t = G->specs[i];
@@ -56,6 +85,7 @@ static void movable(spill *s) {
         uint64_t key = s->c->o->spill_order == MP_SPILL_PROGRAM ? UINT64_MAX - (uint64_t)(int64_t)lo[t] : area;
         v[s->n++] = (ranked){key, t};
     }
+    s->n += node_units(s, v + s->n);
     qsort(v, s->n, sizeof *v, cmp_ranked);
     s->fam = mp_xmalloc((s->n + 1) * sizeof *s->fam);
     for (uint32_t i = 0; i < s->n; i++) s->fam[i] = v[i].t;
@@ -79,12 +109,51 @@ static void reindex(ograph *G) {
     mp_xfree(fill);
 }
 
-/* Families fam[from..n) of bank b: those with stay[i - from] set stay in
- * b, the rest go to b + 1; bank b laid out again.  Returns whether it fits
- * its capacity (*rc set when the layout itself failed). */
+/* Graph gi's pool-1 memory (tensors whose root names no pool) and that of
+ * every graph below it, from bank `from` to bank `to`, children first, each
+ * graph laid out again in both banks. */
+static int move_graph(octx *c, int32_t gi, uint32_t from, uint32_t to) {
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    int rc = MP_OK;
+    for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++)
+        for (int k = 0; k < 2 && rc == MP_OK; k++)
+            if (g->nodes[i].sub[k] >= 0) rc = move_graph(c, g->nodes[i].sub[k], from, to);
+    ograph *S = &c->g[gi];
+    for (uint32_t i = 0; i < S->n_specs; i++) {
+        int32_t t = S->specs[i];
+        if (!g->tensors[S->family[t]].mem_id) S->bidx[t] = to;
+    }
+    reindex(S);
+    if (rc == MP_OK) rc = mp_opt_layout_buffer(c, (uint32_t)gi, from);
+    if (rc == MP_OK) rc = mp_opt_layout_buffer(c, (uint32_t)gi, to);
+    return rc;
+}
+
+/* Entry node i's sub-graphs' memory into bank `to` (a tree of graphs: no
+ * other node runs them). */
+static int move_node(spill *s, uint32_t i, uint32_t to) {
+    uint32_t from = s->node_bank[i];
+    if (from == to) return MP_OK;
+    const mp_node *nd = &s->c->prog->graphs[0].nodes[i];
+    int rc = MP_OK;
+    for (int k = 0; k < 2 && rc == MP_OK; k++)
+        if (nd->sub[k] >= 0) rc = move_graph(s->c, nd->sub[k], from, to);
+    s->node_bank[i] = to;
+    return rc;
+}
+
+/* Units fam[from..n) of bank b: those with stay[i - from] set stay in b,
+ * the rest go to b + 1; bank b laid out again.  Returns whether it fits its
+ * capacity (*rc set when a layout itself failed). */
 static bool try_stay(spill *s, uint32_t b, uint32_t from, const uint8_t *stay, int *rc) {
     ograph *G = &s->c->g[0];
-    for (uint32_t i = from; i < s->n; i++) s->bank[s->fam[i]] = stay[i - from] ? b : b + 1;
+    *rc = MP_OK;
+    for (uint32_t i = from; i < s->n && *rc == MP_OK; i++) {
+        uint32_t to = stay[i - from] ? b : b + 1;
+        if (s->fam[i] >= 0) s->bank[s->fam[i]] = to;
+        else *rc = move_node(s, (uint32_t)(-s->fam[i] - 1), to);
+    }
+    if (*rc) return false;
     for (uint32_t i = 0; i < G->n_specs; i++) {
         int32_t t = G->specs[i], r = G->family[t];
         if (s->bank[r]) G->bidx[t] = s->bank[r];
@@ -111,7 +180,7 @@ static int full_bank(spill *s, uint32_t b, bool last) {
                         last ? ", the last" : "", (unsigned long long)s->c->g[0].local[b],
                         (unsigned long long)k->capacity,
                         last ? ": the program does not fit the memory map"
-                             : " for what must stay in it (mem_id=, at=, sub-graphs' memory)",
+                             : " for what must stay in it (mem_id=, at=, shared sub-graphs' memory)",
                         why.data ? why.data : "");
     mp_buf_free(&why);
     return rc;
@@ -188,7 +257,8 @@ int mp_opt_spill(octx *c) {
     if (rc) return rc;
     ograph *G = &c->g[0];
     uint32_t nb = c->o->banks.n;
-    spill s = {c, NULL, 0, mp_xcalloc(c->prog->graphs[0].n_tensors + 1, sizeof *s.bank)};
+    spill s = {c, NULL, 0, mp_xcalloc(c->prog->graphs[0].n_tensors + 1, sizeof *s.bank),
+               mp_xcalloc(c->prog->graphs[0].n_nodes + 1, sizeof *s.node_bank)};
     movable(&s);
     uint32_t from = 0;
     for (uint32_t b = 1; b < nb && rc == MP_OK; b++) rc = fill_bank(&s, b, &from);
@@ -196,5 +266,6 @@ int mp_opt_spill(octx *c) {
     if (rc == MP_OK && G->local[nb] > c->o->banks.bank[nb - 1].capacity) rc = full_bank(&s, nb, true);
     mp_xfree(s.fam);
     mp_xfree(s.bank);
+    mp_xfree(s.node_bank);
     return rc;
 }

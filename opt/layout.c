@@ -318,7 +318,7 @@ static void size_graph(octx *c, uint32_t gi) {
         for (int s = 0; s < 2; s++)
             if (g->nodes[i].sub[s] >= 0 && c->g[g->nodes[i].sub[s]].n_buf > nb)
                 nb = c->g[g->nodes[i].sub[s]].n_buf;
-    if (gi == 0 && c->o->banks.n + 1 > nb) nb = c->o->banks.n + 1; /* every bank, even empty */
+    if (c->o->banks.n + 1 > nb) nb = c->o->banks.n + 1; /* every bank, even empty (sub-graphs move) */
     G->n_buf = nb;
     G->local = mp_xcalloc(nb + 1, sizeof *G->local);
     G->base = mp_xcalloc(nb + 1, sizeof *G->base);
