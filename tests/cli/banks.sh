@@ -22,6 +22,10 @@ grep -q '^alloc pw1 mem_id=2 ' "$T/opt.mpp" && ok || bad "opt: pw1 did not spill
 expect_rc 0 "$M" plan --banks sram=32K,psram=8M --verify -o "$T/s32.mpp" "$G"
 grep -q '^buffers 0 27648 110592$' "$T/s32.mpp" && ok || bad "32K: $(grep buffers "$T/s32.mpp")"
 expect_rc 0 "$M" plan --spill-order program --verify -o "$T/prog.mpp" "$G"
+# a cond's branches move to the slow bank as one unit (they do not pin the fast one)
+expect_rc 0 "$M" plan --verify -o "$T/cond.mpp" corpus/examples/banks_cond.mpg
+grep -q '^alloc h mem_id=2 ' "$T/cond.mpp" && grep -q '^alloc x mem_id=1 ' "$T/cond.mpp" && ok ||
+    bad "cond: $(cat "$T/cond.mpp")"
 # the verifier holds a plan to the capacities it names
 sed 's/banks=sram:65536,/banks=sram:50000,/' "$T/opt.mpp" >"$T/small.mpp"
 expect_rc 1 "$M" verify "$G" "$T/small.mpp"
