@@ -13,6 +13,10 @@
  * its base) is refused even where ExecuTorch's plan happens to be valid. */
 #include "internal.h"
 
+/* The programs up to this size get the reference's ExecuTorch plan as a
+ * candidate too (opt's own safety net goes as far). */
+#define MP_NO_WORSE_TENSORS 3000
+
 typedef struct plan_call {
     const mp_program *prog;
     const mp_options *opts;
@@ -21,12 +25,14 @@ typedef struct plan_call {
     mp_plan *plan;
 } plan_call;
 
-/* ExecuTorch's plan when it is valid and not wasteful, else NULL. */
-static mp_plan *valid_et_plan(const plan_call *c) {
+/* ExecuTorch's plan (by planner pl) when it is valid and not wasteful,
+ * else NULL. */
+static mp_plan *valid_et_plan(const plan_call *c, const mp_planner *pl) {
     mp_options et = *c->opts;
     et.et_exact = true;
+    et.algo = (uint32_t)(pl - mp_planner_get(0));
     mp_err err;
-    mp_plan *plan = c->pl->plan(c->prog, &et, &err);
+    mp_plan *plan = pl->plan(c->prog, &et, &err);
     if (!plan) return NULL;
     mp_verify_report r;
     bool keep = mp_verify(c->prog, plan, &r, &err) == MP_OK && r.n_warnings == 0;
@@ -39,15 +45,44 @@ static mp_plan *valid_et_plan(const plan_call *c) {
     return plan;
 }
 
+/* A planner that promises never to need more than the reference (opt)
+ * compares itself with the repaired greedy inside (its safety net); the
+ * reference's answer here can also be ExecuTorch's own plan (above), which
+ * the net does not see: where that one is smaller, it is the answer, under
+ * the planner's name (found by the harness: corpus/regressions). */
+static void no_worse_than_et(plan_call *c) {
+    const mp_planner *ref = NULL;
+    for (uint32_t i = 0; i < mp_planner_count() && !ref; i++)
+        if (mp_planner_get(i)->caps & MP_CAP_REFERENCE) ref = mp_planner_get(i);
+    uint64_t n = 0;
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) n += c->prog->graphs[gi].n_tensors;
+    if (!ref || !(ref->caps & MP_CAP_ET_EXACT) || c->opts->et_exact || n > MP_NO_WORSE_TENSORS) return;
+    mp_plan *et = valid_et_plan(c, ref);
+    if (!et || mp_plan_total_bytes(et) >= mp_plan_total_bytes(c->plan)) {
+        mp_plan_free(et);
+        return;
+    }
+    et->opts = *c->opts;
+    et->algo_name = c->pl->name;
+    et->notes = c->plan->notes ? mp_arena_strndup(et->arena, c->plan->notes, strlen(c->plan->notes)) : NULL;
+    mp_plan_free(c->plan);
+    c->plan = et;
+}
+
 static int plan_work(void *ctx) {
     plan_call *c = ctx;
+    if (c->prog->n_entries > 1) { /* several methods: each on its own, shared state in one place */
+        c->plan = mp_plan_methods(c->prog, c->opts, c->pl->plan, c->err);
+        return c->plan ? MP_OK : c->err->code;
+    }
     c->plan = c->pl->plan(c->prog, c->opts, c->err);
     if (!c->plan) return c->err->code;
-    mp_plan *et = (c->pl->caps & MP_CAP_ET_EXACT) && !c->opts->et_exact ? valid_et_plan(c) : NULL;
+    mp_plan *et = (c->pl->caps & MP_CAP_ET_EXACT) && !c->opts->et_exact ? valid_et_plan(c, c->pl) : NULL;
     if (et) {
         mp_plan_free(c->plan);
         c->plan = et;
     }
+    if (c->pl->caps & MP_CAP_NO_WORSE) no_worse_than_et(c);
     return MP_OK;
 }
 
@@ -66,6 +101,11 @@ mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err 
     /* the memory map: the options', else the file's; the plan records it */
     mp_options o = *opts;
     o.banks = *mp_banks_of(prog, opts);
+    if (prog->n_entries > 1 && !(pl->caps & MP_CAP_BANKS) && mp_methods_share(prog)) {
+        mp_err_limit(err, "planner '%s' cannot keep the state methods share at one place (ExecuTorch plans "
+                     "each method on its own): plan it with --algo opt", pl->name);
+        return NULL;
+    }
     if (o.banks.n && !(pl->caps & MP_CAP_BANKS)) { /* first: whatever its other options */
         mp_err_limit(err, "planner '%s' has no memory map (banks); ExecuTorch's planners have none: plan "
                      "it with --algo opt", pl->name);

@@ -29,7 +29,8 @@ static const char GEN_HELP[] =
     "                    view-chain, many-devices (one device per output),\n"
     "                    many-pools, wide-node (every tensor out of one node),\n"
     "                    many-conds (each result the next cond's operand),\n"
-    "                    deep (conds nested to the planners' limit)\n"
+    "                    deep (conds nested to the planners' limit); methods\n"
+    "                    (prefill and decode sharing KV caches: an entry line)\n"
     "  --pins            pin up to three tensors (at=) in one program in eight,\n"
     "                    as the harness's cases do\n"
     "  -o FILE           write to FILE (default stdout)\n";

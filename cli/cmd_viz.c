@@ -43,6 +43,8 @@ static const char SVG_HELP[] =
     "  --width PX            plot width in pixels (default 1200, 200..20000)\n"
     "  --height PX           height of each buffer panel (default 260, 60..5000)\n"
     "  --title TEXT          the picture's title (default the graph file name)\n"
+    "  --method NAME         with several methods (an entry line): the one to\n"
+    "                        draw (default the first)\n"
     "  -o, --output FILE     write to FILE (default stdout; atomically)\n"
     "  -h, --help            this text\n"
     "\n"
@@ -50,7 +52,7 @@ static const char SVG_HELP[] =
     "the picture); 2 bad usage or unreadable input.\n";
 
 typedef struct viz_args {
-    const char *files[2], *out;
+    const char *files[2], *out, *method;
     mp_viz_svg_options svg;
 } viz_args;
 
@@ -88,6 +90,8 @@ static int parse(int argc, char **argv, const char *cmd, const char *help, bool 
         } else if (svg && mp_args_is(&a, arg, "--height")) {
             if (!mp_args_u64(&a, "--height", 60, 5000, &v)) return MP_EFORMAT;
             va->svg.panel_height = (uint32_t)v;
+        } else if (svg && mp_args_is(&a, arg, "--method")) {
+            if (!(va->method = mp_args_value(&a, "--method"))) return MP_EFORMAT;
         } else if (svg && mp_args_is(&a, arg, "--title")) {
             if (!(va->svg.title = mp_args_value(&a, "--title"))) return MP_EFORMAT;
         } else {
@@ -96,6 +100,25 @@ static int parse(int argc, char **argv, const char *cmd, const char *help, bool 
     }
     if (nf != 2) return mp_usage_error(cmd, "need a graph file and a plan file");
     return MP_OK;
+}
+
+/* The SVG of one method: with several, the program and plan as that
+ * method alone sees them (graph_methods.c). */
+static int draw_svg(const mp_program *prog, const mp_plan *plan, const viz_args *va, mp_buf *b, mp_err *err) {
+    uint32_t k = 0;
+    while (va->method && k < prog->n_entries && strcmp(prog->graphs[prog->entries[k]].name, va->method)) k++;
+    if (va->method && k == prog->n_entries)
+        return mp_err_set(err, MP_EFORMAT, "%s has no method '%s'%s", prog->filename, va->method,
+                          prog->n_entries ? "" : " (no entry line)");
+    if (prog->n_entries < 2) return mp_viz_svg(prog, plan, &va->svg, b, err);
+    mp_program *v = mp_method_view(prog, k, NULL);
+    int32_t *owner = mp_method_owners(prog);
+    mp_plan sub = mp_method_plan(prog, plan, owner, k);
+    int rc = mp_viz_svg(v, &sub, &va->svg, b, err);
+    mp_xfree(sub.graphs);
+    mp_xfree(owner);
+    mp_method_view_free(v, false);
+    return rc;
 }
 
 static int run(int argc, char **argv, bool svg) {
@@ -113,7 +136,7 @@ static int run(int argc, char **argv, bool svg) {
     }
     mp_buf b;
     mp_buf_init(&b);
-    rc = svg ? mp_viz_svg(prog, plan, &va.svg, &b, &err) : mp_viz_trace(prog, plan, &b, &err);
+    rc = svg ? draw_svg(prog, plan, &va, &b, &err) : mp_viz_trace(prog, plan, &b, &err);
     if (rc == MP_OK) rc = mp_write_output(va.out, b.data ? b.data : "", b.len, va.files, 2, &err);
     mp_buf_free(&b);
     mp_plan_free(plan);

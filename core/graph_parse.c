@@ -51,6 +51,9 @@ typedef struct parser {
     pgraph *cur;
     mp_banks banks; /* the `banks` line */
     bool have_banks;
+    mp_tok *entry; /* the `entry` line's names (copied into the arena), its line */
+    uint32_t n_entry;
+    int entry_line;
 } parser;
 
 static int fail(parser *p, const char *fmt, ...)
@@ -144,11 +147,11 @@ static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
     mp_tok key = {a.s, eq ? (size_t)(eq - a.s) : a.n};
     mp_tok val = {eq ? eq + 1 : a.s + a.n, eq ? a.n - key.n - 1 : 0};
     static const char *const keys[] = {"device", "const",   "mutable", "dynamic",
-                                       "mem_id", "inplace", "view",    "at"};
+                                       "mem_id", "inplace", "view",    "at", "shared"};
     unsigned k = 0;
-    while (k < 8 && !mp_tok_is(key, keys[k])) k++;
-    if (k == 8) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
-    bool wants_value = k == 0 || k >= 4;
+    while (k < 9 && !mp_tok_is(key, keys[k])) k++;
+    if (k == 9) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
+    bool wants_value = k == 0 || (k >= 4 && k <= 7);
     if (wants_value != (eq != NULL))
         return fail(p, wants_value ? "tensor attribute '%s' needs a value"
                                    : "tensor attribute '%s' takes no value",
@@ -176,6 +179,7 @@ static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
         if (check_name(p, val, "inplace base")) return p->err->code;
         *inplace = val;
         break;
+    case 8: t->flags |= MP_T_SHARED; break;
     case 7:
         if (!parse_u64(val, MP_MAX_SIZE, &t->at))
             return fail(p, "bad at '%s' (want a byte offset below 2^62)", Q(val, q));
@@ -603,6 +607,22 @@ static int parse_banks(parser *p, mp_tok *tk, int nt) {
     return MP_OK;
 }
 
+/* `entry NAME NAME ...`: the methods, once, outside a graph; the names are
+ * resolved and checked when the file ends (graph_methods.c). */
+static int parse_entry(parser *p, mp_tok *tk, int nt) {
+    if (p->cur) return fail(p, "the entry line is not inside a graph");
+    if (p->n_entry) return fail(p, "a second entry line");
+    if (nt < 2) return fail(p, "entry line needs at least one graph name");
+    p->entry = mp_arena_alloc(p->arena, (size_t)(nt - 1) * sizeof *p->entry);
+    for (int i = 1; i < nt; i++) {
+        if (check_name(p, tk[i], "graph")) return p->err->code;
+        p->entry[i - 1] = (mp_tok){mp_arena_strndup(p->arena, tk[i].s, tk[i].n), tk[i].n};
+    }
+    p->n_entry = (uint32_t)(nt - 1);
+    p->entry_line = p->line;
+    return MP_OK;
+}
+
 static int parse_line(parser *p, mp_tok *tk, int nt, bool *have_header) {
     char q[48];
     if (!*have_header) {
@@ -618,6 +638,7 @@ static int parse_line(parser *p, mp_tok *tk, int nt, bool *have_header) {
     }
     if (mp_tok_is(tk[0], "graph")) return open_graph(p, tk, nt);
     if (mp_tok_is(tk[0], "banks")) return parse_banks(p, tk, nt);
+    if (mp_tok_is(tk[0], "entry")) return parse_entry(p, tk, nt);
     if (mp_tok_is(tk[0], "tensor") || mp_tok_is(tk[0], "node") ||
         mp_tok_is(tk[0], "end")) {
         if (!p->cur)
@@ -757,6 +778,7 @@ static mp_program *graph_parse(const char *data, size_t len, const char *filenam
     /* the binding rules read the finished program; its arena is freed below
      * when they fail */
     if (prog && mp_check_binding(prog->graphs, prog->n_graphs, p.file, err) != MP_OK) prog = NULL;
+    if (prog && mp_methods_bind(prog, p.entry, p.n_entry, p.entry_line, err) != MP_OK) prog = NULL;
     parser_free(&p);
     if (!prog) mp_arena_free(p.arena);
     return prog;

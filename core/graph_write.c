@@ -25,6 +25,7 @@ void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device d
     if (flags & MP_T_CONST) mp_buf_puts(b, " const");
     if (flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
     if (flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
+    if (flags & MP_T_SHARED) mp_buf_puts(b, " shared");
     if (mem_id) mp_buf_printf(b, " mem_id=%u", mem_id);
     if (flags & MP_T_PINNED) {
         mp_buf_puts(b, " at=");
@@ -94,6 +95,11 @@ void mp_graph_write(const mp_program *prog, mp_buf *b) {
     if (prog->banks.n) {
         mp_buf_puts(b, "banks ");
         mp_banks_write(&prog->banks, ' ', '=', b);
+        mp_buf_put(b, "\n", 1);
+    }
+    if (prog->n_entries) { /* the methods */
+        mp_buf_puts(b, "entry");
+        for (uint32_t k = 0; k < prog->n_entries; k++) mp_buf_printf(b, " %s", prog->graphs[prog->entries[k]].name);
         mp_buf_put(b, "\n", 1);
     }
     for (uint32_t gi = 0; gi < prog->n_graphs; gi++) {

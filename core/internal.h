@@ -123,6 +123,32 @@ typedef struct mp_tok {
     const char *s;
     size_t n;
 } mp_tok;
+/* Methods (graph_methods.c): the entry line's names resolved into
+ * prog->entries and every rule of methods and shared state checked
+ * (MP_EFORMAT, FILE:LINE); n 0: no entry line (shared tensors refused). */
+int mp_methods_bind(mp_program *prog, const mp_tok *names, uint32_t n, int line, mp_err *err);
+/* Program p as its method k alone: a program that borrows p's graphs,
+ * with method k's graph as graphs[0] (and graph 0 where it was); with `at`
+ * (per tensor of the method, UINT64_MAX: none) those tensors pinned.
+ * Free with mp_method_view_free(v, at != NULL). */
+mp_program *mp_method_view(const mp_program *p, uint32_t k, const uint64_t *at);
+void mp_method_view_free(mp_program *v, bool pinned);
+/* A graph index of p in method k's view, and back (the swap is its own
+ * inverse). */
+int32_t mp_method_graph(const mp_program *p, uint32_t k, int32_t g);
+/* owner[g]: the method (entry index) that runs graph g, -1 for none
+ * (caller frees). */
+int32_t *mp_method_owners(const mp_program *p);
+/* The plan as method k's view sees it: a shallow copy holding its blocks
+ * (and, for k = 0, the blocks of no method's graph), graph indices in the
+ * view's numbering; free its .graphs array only. */
+mp_plan mp_method_plan(const mp_program *p, const mp_plan *plan, const int32_t *owner, uint32_t k);
+/* Whether some method declares shared state. */
+bool mp_methods_share(const mp_program *p);
+/* mp_plan_program of several methods (api/plan_methods.c): each planned by
+ * `plan` as its view's entry, shared tensors pinned at one place. */
+mp_plan *mp_plan_methods(const mp_program *p, const mp_options *o,
+                         mp_plan *(*plan)(const mp_program *, const mp_options *, mp_err *), mp_err *err);
 
 static inline bool mp_tok_is(mp_tok t, const char *s) {
     size_t n = strlen(s);

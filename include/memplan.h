@@ -142,7 +142,11 @@ enum mp_tensor_flags {
     /* at=OFFSET (since 1.5): the tensor's storage is fixed at byte `at` of
      * its pool, as in TFLite Micro's offline plans; entry graph only, never
      * on an in-place or view tensor (they live in their base's storage) */
-    MP_T_PINNED = 1u << 4
+    MP_T_PINNED = 1u << 4,
+    /* shared (since 1.5): state several methods share (a KV cache): a
+     * mutable tensor of an entry graph that every method declaring it keeps
+     * at the same pool and offset */
+    MP_T_SHARED = 1u << 5
 };
 
 typedef struct mp_tensor {
@@ -221,6 +225,10 @@ typedef struct mp_program {
     uint32_t n_graphs;
     struct mp_arena *arena; /* owns every string and array above */
     mp_banks banks; /* the file's `banks` line (since 1.5), n = 0 when none */
+    /* the methods (since 1.5): the graphs an `entry` line names, entries[0]
+     * == 0; n_entries 0 (no entry line) means graphs[0] alone */
+    int32_t *entries;
+    uint32_t n_entries;
 } mp_program;
 
 /* Parse a .mpg file held in memory.  `filename` is used in messages.
@@ -396,7 +404,8 @@ enum mp_planner_caps {
     MP_CAP_REFUSES_INPLACE = 1u << 2, /* refuses programs with in-place tensors */
     MP_CAP_NO_WORSE = 1u << 3,   /* never more bytes than greedy (checked) */
     MP_CAP_REFERENCE = 1u << 4,  /* the reference the others are compared to */
-    MP_CAP_BANKS = 1u << 5       /* plans over a memory map (options.banks, since 1.5) */
+    MP_CAP_BANKS = 1u << 5       /* plans over a memory map and around fixed offsets (banks,
+                                  * pins, methods' shared state; since 1.5) */
 };
 
 typedef mp_plan *(*mp_plan_fn)(const mp_program *prog, const mp_options *opts, mp_err *err);

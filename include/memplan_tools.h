@@ -35,6 +35,7 @@ enum mp_profile {
     MP_PROFILE_WIDE_NODE,     /* one node with every tensor as its output */
     MP_PROFILE_MANY_CONDS,    /* conds in a row, each one's result the next one's operand */
     MP_PROFILE_DEEP,          /* conds nested as deep as the planners accept */
+    MP_PROFILE_METHODS,       /* two methods (prefill, decode) sharing KV caches (since 1.5) */
     MP_N_PROFILES
 };
 

@@ -157,8 +157,13 @@ typedef struct verify_call {
     mp_err *err;
 } verify_call;
 
+int mp_v_verify_one(const mp_program *prog, const mp_plan *plan, mp_verify_report *r, mp_err *err) {
+    return verify(prog, plan, r, err);
+}
+
 static int verify_work(void *ctx) {
     verify_call *c = ctx;
+    if (c->prog->n_entries > 1) return mp_v_verify_methods(c->prog, c->plan, c->r, c->err);
     return verify(c->prog, c->plan, c->r, c->err);
 }
 

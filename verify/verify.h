@@ -83,4 +83,12 @@ void mp_v_rules_structure(vctx *c);  /* rules 1, 2, 3, 6, 7, 8 */
 void mp_v_rules_overlap(vctx *c);    /* rules 4 and 5 */
 void mp_v_quality(vctx *c);          /* total, lower bound, ratio */
 
+/* One program, one method (verify.c): the whole check. */
+int mp_v_verify_one(const mp_program *prog, const mp_plan *plan, mp_verify_report *r, mp_err *err);
+/* Several methods (methods.c): each method's blocks checked as its own
+ * program, one report of them all, and the shared state at one place. */
+int mp_v_verify_methods(const mp_program *prog, const mp_plan *plan, mp_verify_report *r, mp_err *err);
+/* A violation or warning of another report recorded into c's. */
+void mp_v_copy(vctx *c, const mp_violation *v, bool warning);
+
 #endif

@@ -48,6 +48,14 @@ static mp_violation *next_slot(vctx *c, mp_violation **list, uint32_t *n, uint32
     return &(*list)[(*n)++];
 }
 
+void mp_v_copy(vctx *c, const mp_violation *v, bool warning) {
+    mp_verify_report *r = c->r;
+    if (warning ? r->n_w >= MP_VERIFY_DETAIL : r->n_v >= MP_VERIFY_DETAIL) return;
+    mp_violation *d = warning ? next_slot(c, &r->w, &r->n_w, &c->w_cap) : next_slot(c, &r->v, &r->n_v, &c->v_cap);
+    *d = *v;
+    d->msg = mp_arena_strndup(c->A, v->msg, strlen(v->msg)); /* the rest points into the program */
+}
+
 void mp_v_violation(vctx *c, const char *graph, uint32_t rule, const char *kind,
                  const vdetail *d, const char *fmt, ...) {
     mp_verify_report *r = c->r;

@@ -98,6 +98,7 @@ typedef struct gen {
     uint32_t n_devs;
     bool pools;   /* this program uses pre-assigned pools */
     bool inplace; /* this program has in-place tensors */
+    bool methods; /* an entry line: every graph is a method */
 } gen;
 
 static int32_t add_tensor(bgraph *g, const char *prefix, uint64_t size, mp_device dev) {
@@ -462,6 +463,50 @@ static void body_transformer(gen *G, size_t gi, int32_t x, uint64_t budget) {
     offer(GR(gi), x);
 }
 
+/* A language model's two methods: `prefill` reads a prompt of seq tokens
+ * and `decode` one token; both read and write the same KV caches, one per
+ * layer, shared state (mutable, shared) of one size in both. */
+static void body_method(gen *G, size_t gi, uint64_t seq, uint64_t d, uint64_t cache, uint32_t layers) {
+    int32_t x = placeholder(G, GR(gi), "tokens", seq * 4, G->devs[0], 0);
+    int32_t *kv = mp_xmalloc((layers + 1) * sizeof *kv);
+    for (uint32_t l = 0; l < layers; l++) { /* named alike in both methods */
+        bgraph *g = GR(gi);
+        kv[l] = placeholder(G, g, "kv", cache, G->devs[0], MP_T_MUTABLE | MP_T_SHARED);
+        char name[32];
+        snprintf(name, sizeof name, "kv_%u", l);
+        mp_xfree(g->t[kv[l]].name);
+        g->t[kv[l]].name = mp_xmalloc(strlen(name) + 1);
+        strcpy(g->t[kv[l]].name, name);
+    }
+    uint64_t act = seq * d * 2;
+    x = op(G, gi, &x, 1, act, "embed");
+    for (uint32_t l = 0; l < layers; l++) {
+        int32_t n1 = op(G, gi, &x, 1, act, "ln");
+        int32_t in[2] = {n1, kv[l]};
+        int32_t s = op(G, gi, in, 2, seq * (cache / (d * 4) + 1) * 2, "scores");
+        int32_t a = op(G, gi, &s, 1, act, "attn");
+        int32_t r[2] = {a, x};
+        x = op(G, gi, r, 2, act, "res");
+        int32_t up = op(G, gi, &x, 1, 4 * act, "mlp");
+        int32_t dn[2] = {up, x};
+        x = op(G, gi, dn, 2, act, "res");
+    }
+    offer(GR(gi), op(G, gi, &x, 1, seq * 4096, "logits"));
+    mp_xfree(kv);
+}
+
+static void gen_methods(gen *G) {
+    G->methods = true;
+    uint64_t d = 256u << below(&G->r, 3), seq = 16u << below(&G->r, 4), cache = 2 * 2 * d * 2 * (seq * 4);
+    uint32_t layers = (uint32_t)(G->o.tensors / 16 + 1);
+    new_graph(G, "prefill");
+    body_method(G, 0, seq, d, cache, layers);
+    finish_outputs(G, 0, 1, false, false);
+    new_graph(G, "decode");
+    body_method(G, 1, 1, d, cache, layers);
+    finish_outputs(G, 1, 1, false, false);
+}
+
 /* ---------------------------------------------- adversarial profiles */
 
 /* One in-place chain, each link written over the previous, with side
@@ -625,7 +670,7 @@ static void free_graph(bgraph *g) {
 static const char *const PROFILES[] = {"mixed",        "chain",      "wide",      "encdec",
                                        "transformer",  "inplace-chain", "view-chain",
                                        "many-devices", "many-pools", "wide-node", "many-conds",
-                                       "deep"};
+                                       "deep", "methods"};
 
 int mp_gen_profile_parse(const char *name) {
     for (int i = 0; i < MP_N_PROFILES; i++)
@@ -652,7 +697,7 @@ void mp_gen_options_default(mp_gen_options *o) {
 static void pin_some(gen *G) {
     rng side = {G->r.s ^ 0x3c6ef372fe94f82bull};
     bgraph *g = GR(0);
-    if (!g->nt || !chance(&side, 12)) return;
+    if (!g->nt || !chance(&side, 12) || G->methods) return; /* methods: the shared state sits at 0 */
     uint64_t at = 384 * below(&side, 4);
     for (int k = 0, tries = 0; k < 3 && tries < 64; tries++) {
         btensor *t = &g->t[below(&side, g->nt)];
@@ -679,6 +724,8 @@ void mp_gen(const mp_gen_options *o, mp_buf *out) {
         uint32_t n_out = 1 + (uint32_t)below(&G.r, 3), n_in = 1 + (uint32_t)below(&G.r, 3);
         gen_mixed(&G, 0, o->tensors > 4 ? o->tensors - 4 : 1, 0, NULL, n_in, n_out);
     }
+    else if (o->profile == MP_PROFILE_METHODS)
+        gen_methods(&G);
     else
         gen_profile(&G);
     if (o->pins) pin_some(&G);
@@ -686,6 +733,11 @@ void mp_gen(const mp_gen_options *o, mp_buf *out) {
                        "--profile %s%s\n",
                   (unsigned long long)o->seed, (unsigned long long)o->tensors, o->depth,
                   mp_gen_profile_name(o->profile), o->pins ? " --pins" : "");
+    if (G.methods) {
+        mp_buf_puts(out, "entry");
+        for (size_t i = 0; i < G.ng; i++) mp_buf_printf(out, " %s", G.g[i].name);
+        mp_buf_puts(out, "\n");
+    }
     for (size_t i = 0; i < G.ng; i++) write_graph(&G.g[i], &G, out);
     for (size_t i = 0; i < G.ng; i++) free_graph(&G.g[i]);
     mp_xfree(G.g);

@@ -32,7 +32,8 @@ void mp_harness_case(uint64_t seed, uint64_t i, mp_gen_options *g, mp_options *o
     g->seed = mix(r ^ 0x5eed);
     g->pins = true; /* one program in eight pins tensors (a side stream of the seed) */
     uint64_t prof = TAKE(10);
-    g->profile = prof < 7 ? MP_PROFILE_MIXED : 1 + (uint32_t)TAKE(MP_N_PROFILES - 1);
+    g->profile = prof < 7 ? MP_PROFILE_MIXED : 1 + (uint32_t)TAKE(MP_PROFILE_DEEP); /* the 1.4 profiles */
+    if (mix(r ^ 0x3e7d) % 16 == 0) g->profile = MP_PROFILE_METHODS; /* a side stream: one case in 16 */
     uint64_t big = TAKE(2);
     g->tensors = g->profile == MP_PROFILE_MIXED ? 4 + TAKE(big ? 150 : 40) : 20 + TAKE(300);
     g->depth = (uint32_t)TAKE(4);
