@@ -332,6 +332,23 @@ Test(format, pins_survive_write_and_parse) {
     mp_program_free(q);
 }
 
+Test(format, methods_and_shared_state_survive_write_and_parse) {
+    const char *text = HDR "entry a b\n"
+                           "graph a\ntensor s 64 mutable shared\ntensor y 8\nnode placeholder out=s\n"
+                           "node call in=s out=y\nnode output in=y\nend\n"
+                           "graph b\ntensor s 64 mutable shared\nnode placeholder out=s\nnode output in=s\nend\n";
+    mp_program *p = must_parse(text);
+    cr_assert_eq(p->n_entries, 2);
+    cr_assert_eq(p->entries[1], 1);
+    cr_assert(p->graphs[1].tensors[0].flags & MP_T_SHARED);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_graph_write(p, &b);
+    cr_assert_str_eq(b.data, text);
+    mp_buf_free(&b);
+    mp_program_free(p);
+}
+
 Test(format, operator_names_are_kept_through_parse_and_write) {
     const char *text = HDR "graph main\ntensor x 100\ntensor y 100\n"
                            "node placeholder out=x\nnode call in=x out=y op=aten::add.Tensor\n"
