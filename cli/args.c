@@ -1,5 +1,8 @@
-/* args.c - a small, strict command-line option reader. */
+/* args.c - a small, strict command-line option reader, and the clock the
+ * benchmarks read. */
 #include "cli.h"
+
+#include <time.h>
 
 #include <stdio.h>
 
@@ -110,4 +113,10 @@ bool mp_args_is_time(const char *s) {
         return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour < 24 && minute < 60 && second < 61;
     }
     return false;
+}
+
+double mp_cli_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }

@@ -38,6 +38,8 @@ void mp_cli_print_planners(FILE *f);
 
 /* Map a library error code to the exit status and print the message. */
 int mp_cli_fail(const char *cmd, const mp_err *err);
+/* A monotonic clock in milliseconds (benchmarks). */
+double mp_cli_now_ms(void);
 
 int mp_cmd_plan(int argc, char **argv);
 int mp_cmd_verify(int argc, char **argv);

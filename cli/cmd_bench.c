@@ -42,11 +42,6 @@ typedef struct bcase {
     uint32_t alignment;
 } bcase;
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* A "VmRSS:"-style line of /proc/self/status in KiB, or -1. */
 static long status_kb(const char *key) {
@@ -91,9 +86,9 @@ static void child_run(const bcase *c, uint32_t algo, bool exact, int fd) {
     opts.algo = algo;
     opts.alignment = c->alignment;
     opts.exact = exact;
-    double t0 = now_ms();
+    double t0 = mp_cli_now_ms();
     mp_plan *plan = mp_plan_program(p, &opts, &err);
-    o.ms = now_ms() - t0;
+    o.ms = mp_cli_now_ms() - t0;
     long hwm = base >= 0 ? status_kb("VmHWM:") : -1;
     /* without clear_refs the parent reports the child's whole peak */
     o.peak_kb = hwm >= base && base >= 0 ? (uint64_t)(hwm - base) : UINT64_MAX;

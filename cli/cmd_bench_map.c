@@ -18,11 +18,6 @@ typedef struct map_run {
     int code;
 } map_run;
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* The entry graph's share of size x lifetime in buffers 2 and up. */
 static double slow_traffic(const mp_plan *plan) {
@@ -45,9 +40,9 @@ static map_run plan_map(const mp_program *p, const char *map, uint32_t order) {
     o.spill_order = order;
     mp_err err;
     mp_banks_parse(map, &o.banks, &err);
-    double t0 = now_ms();
+    double t0 = mp_cli_now_ms();
     mp_plan *plan = mp_plan_program(p, &o, &err);
-    r.ms = now_ms() - t0;
+    r.ms = mp_cli_now_ms() - t0;
     if (!plan) {
         r.code = err.code;
         return r;

@@ -94,21 +94,6 @@ static void movable(spill *s) {
     mp_xfree(hi);
 }
 
-/* The specs of each buffer again after tensors changed buffer (spec order
- * kept within a buffer, as opt.c's index). */
-static void reindex(ograph *G) {
-    uint32_t nb = G->n_buf;
-    mp_xfree(G->buf_start);
-    G->n_own_buf = nb;
-    G->buf_start = mp_xcalloc(nb + 2, sizeof *G->buf_start);
-    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_start[G->bidx[G->specs[i]] + 1]++;
-    for (uint32_t b = 0; b < nb; b++) G->buf_start[b + 1] += G->buf_start[b];
-    uint32_t *fill = mp_xmalloc((nb + 1) * sizeof *fill);
-    memcpy(fill, G->buf_start, (nb + 1) * sizeof *fill);
-    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_specs[fill[G->bidx[G->specs[i]]]++] = G->specs[i];
-    mp_xfree(fill);
-}
-
 /* Graph gi's pool-1 memory (tensors whose root names no pool) and that of
  * every graph below it, from bank `from` to bank `to`, children first, each
  * graph laid out again in both banks. */
@@ -123,7 +108,7 @@ static int move_graph(octx *c, int32_t gi, uint32_t from, uint32_t to) {
         int32_t t = S->specs[i];
         if (!g->tensors[S->family[t]].mem_id) S->bidx[t] = to;
     }
-    reindex(S);
+    mp_opt_index_buffers(S, S->n_buf);
     if (rc == MP_OK) rc = mp_opt_layout_buffer(c, (uint32_t)gi, from);
     if (rc == MP_OK) rc = mp_opt_layout_buffer(c, (uint32_t)gi, to);
     return rc;
@@ -158,7 +143,7 @@ static bool try_stay(spill *s, uint32_t b, uint32_t from, const uint8_t *stay, i
         int32_t t = G->specs[i], r = G->family[t];
         if (s->bank[r]) G->bidx[t] = s->bank[r];
     }
-    reindex(G);
+    mp_opt_index_buffers(G, G->n_buf);
     *rc = mp_opt_layout_buffer(s->c, 0, b);
     return *rc == MP_OK && G->local[b] <= s->c->o->banks.bank[b - 1].capacity;
 }

@@ -410,6 +410,18 @@ static void place_bases(octx *c, const int32_t *order, uint32_t n) {
     }
 }
 
+void mp_opt_index_buffers(ograph *G, uint32_t nb) {
+    mp_xfree(G->buf_start);
+    G->n_own_buf = nb;
+    G->buf_start = mp_xcalloc(nb + 2, sizeof *G->buf_start);
+    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_start[G->bidx[G->specs[i]] + 1]++;
+    for (uint32_t b = 0; b < nb; b++) G->buf_start[b + 1] += G->buf_start[b];
+    uint32_t *fill = mp_xmalloc((nb + 1) * sizeof *fill);
+    memcpy(fill, G->buf_start, (nb + 1) * sizeof *fill);
+    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_specs[fill[G->bidx[G->specs[i]]]++] = G->specs[i];
+    mp_xfree(fill);
+}
+
 int mp_opt_layout_buffer(octx *c, uint32_t gi, uint32_t b) { return layout_buffer(c, gi, b, false, NULL); }
 
 static int cmp_item_size(const void *a, const void *b) {

@@ -68,15 +68,8 @@ static void index_graph(ograph *G, const mp_graphdef *g) {
     uint32_t nb = 0;
     for (uint32_t i = 0; i < G->n_specs; i++)
         if ((uint32_t)G->bidx[G->specs[i]] + 1 > nb) nb = (uint32_t)G->bidx[G->specs[i]] + 1;
-    G->n_own_buf = nb;
-    G->buf_start = mp_xcalloc(nb + 2, sizeof *G->buf_start);
     G->buf_specs = mp_xmalloc((G->n_specs + 1) * sizeof *G->buf_specs);
-    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_start[G->bidx[G->specs[i]] + 1]++;
-    for (uint32_t b = 0; b < nb; b++) G->buf_start[b + 1] += G->buf_start[b];
-    uint32_t *fill = mp_xmalloc((nb + 1) * sizeof *fill);
-    memcpy(fill, G->buf_start, (nb + 1) * sizeof *fill);
-    for (uint32_t i = 0; i < G->n_specs; i++) G->buf_specs[fill[G->bidx[G->specs[i]]]++] = G->specs[i];
-    mp_xfree(fill);
+    mp_opt_index_buffers(G, nb);
     G->cf_nodes = mp_xmalloc((g->n_nodes + 1) * sizeof *G->cf_nodes);
     G->n_cf = 0;
     for (uint32_t i = 0; i < g->n_nodes; i++)

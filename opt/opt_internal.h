@@ -62,6 +62,9 @@ typedef struct octx {
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
 /* Then place the sub-graph regions (after any spill between banks). */
 void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n);
+/* G's specs by buffer (buf_start, buf_specs: a counting sort, spec order
+ * kept within a buffer) for buffers below nb, again after tensors moved. */
+void mp_opt_index_buffers(ograph *G, uint32_t nb);
 /* One buffer of graph gi laid out again with full effort (layout.c). */
 int mp_opt_layout_buffer(octx *c, uint32_t gi, uint32_t b);
 /* What is live at the busiest node of the entry graph's buffer b, largest

@@ -148,30 +148,6 @@ void mp_verify_report_free(mp_verify_report *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* The public entry point runs under the allocation guard (alloc.c); a
- * report whose arena the guard freed is emptied. */
-typedef struct verify_call {
-    const mp_program *prog;
-    const mp_plan *plan;
-    mp_verify_report *r;
-    mp_err *err;
-} verify_call;
-
 int mp_v_verify_one(const mp_program *prog, const mp_plan *plan, mp_verify_report *r, mp_err *err) {
     return verify(prog, plan, r, err);
-}
-
-static int verify_work(void *ctx) {
-    verify_call *c = ctx;
-    if (c->prog->n_entries > 1) return mp_v_verify_methods(c->prog, c->plan, c->r, c->err);
-    return verify(c->prog, c->plan, c->r, c->err);
-}
-
-int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r, mp_err *err) {
-    verify_call c = {prog, plan, r, err};
-    mp_err_clear(err);
-    memset(r, 0, sizeof *r);
-    int rc = mp_guard_run(err, verify_work, &c);
-    if (rc == MP_ENOMEM) memset(r, 0, sizeof *r);
-    return rc;
 }
