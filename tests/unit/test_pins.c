@@ -1,8 +1,8 @@
-/* test_pins.c - pinned offsets (at=): the overlap test of fixed regions
+/* test_pins.c - fixed places: pinned offsets (at=), the overlap test of fixed regions
  * against the obvious quadratic one, opt and the peers placing every pin
  * exactly (with in-place members, devices and --exact), the refusals
  * (conflicts, alignment, the reference planners), the verifier's rule and
- * the builder. */
+ * the builder; and several methods' shared state, pinned in each method. */
 #include "helpers.h"
 
 #define HDR "memplan-graph 1\n"
@@ -175,4 +175,53 @@ Test(pins, the_builder_writes_pins) {
     cr_assert_eq(p->graphs[0].tensors[0].at, 256);
     mp_program_free(p);
     mp_builder_free(b);
+}
+
+/* Several methods: the shared state has one place in every method, each
+ * method's activations go around it, the verifier agrees and catches a
+ * shared tensor moved in one method. */
+static const char METHODS[] = HDR
+    "entry pre dec\n"
+    "graph pre\ntensor t 4096\ntensor kv 1024 mutable shared\ntensor h 8192\ntensor o 64\n"
+    "node placeholder out=t\nnode placeholder out=kv\nnode call in=t,kv out=h\nnode call in=h out=o\n"
+    "node output in=o\nend\n"
+    "graph dec\ntensor t 16\ntensor kv 1024 mutable shared\ntensor h 32\ntensor o 64\n"
+    "node placeholder out=t\nnode placeholder out=kv\nnode call in=t,kv out=h\nnode call in=h out=o\n"
+    "node output in=o\nend\n";
+
+static const mp_alloc *alloc_in(const mp_plan *plan, const char *graph, const char *name) {
+    for (uint32_t i = 0; i < plan->n_graphs; i++)
+        if (!strcmp(plan->graphs[i].name, graph))
+            for (uint32_t k = 0; k < plan->graphs[i].n_allocs; k++)
+                if (!strcmp(plan->graphs[i].allocs[k].name, name)) return &plan->graphs[i].allocs[k];
+    return NULL;
+}
+
+Test(pins, methods_keep_shared_state_at_one_place) {
+    mp_program *p = must_parse(METHODS);
+    mp_options o;
+    mp_options_default(&o);
+    o.algo = MP_ALGO_OPT;
+    mp_err err;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert(plan, "%s", err.msg);
+    cr_assert_eq(plan->n_graphs, 2);
+    const mp_alloc *a = alloc_in(plan, "pre", "kv"), *b = alloc_in(plan, "dec", "kv");
+    cr_assert(a && b);
+    cr_assert_eq(a->offset, b->offset);
+    cr_assert_eq(plan->graphs[0].buffers[1], plan->graphs[1].buffers[1], "one arena for both methods");
+    mp_verify_report r;
+    cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "%s", r.n_v ? r.v[0].msg : err.msg);
+    mp_verify_report_free(&r);
+    ((mp_alloc *)b)->offset += 4096 + 1024; /* past everything of dec: only the agreement breaks */
+    cr_assert_eq(mp_verify(p, plan, &r, &err), MP_EINVALID);
+    bool shared = false;
+    for (uint32_t i = 0; i < r.n_v; i++) shared |= !strcmp(r.v[i].kind, "shared");
+    cr_assert(shared, "no shared violation among %u", r.n_v);
+    mp_verify_report_free(&r);
+    mp_plan_free(plan);
+    o.algo = MP_ALGO_GREEDY;
+    cr_assert_null(mp_plan_program(p, &o, &err));
+    cr_assert(err.limit, "%s", err.msg);
+    mp_program_free(p);
 }
