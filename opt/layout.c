@@ -175,6 +175,11 @@ static uint64_t pack_items(octx *c, itemv *iv, bool quick, pk_stats *st) {
  * sub-graph block; members sit at their root. */
 static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *iv) {
     ograph *G = &c->g[gi];
+    /* a node whose sub-graphs need nothing here now has no item: its block
+     * starts at 0, not where an earlier layout put it (sub-graphs moved to
+     * another bank keep their zero-size tensors here) */
+    for (uint32_t j = 0; j < G->n_cf; j++)
+        if (G->block[G->cf_nodes[j]]) G->block[G->cf_nodes[j]][b] = 0;
     for (size_t k = 0; k < iv->n; k++) {
         int32_t who = iv->who[k];
         if (who == INT32_MIN) continue;
