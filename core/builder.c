@@ -160,7 +160,7 @@ int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *t, mp_err *err) {
         (t->inplace && check_name(t->inplace, "in-place base", where, err)) ||
         (t->view && check_name(t->view, "view base", where, err)))
         return err->code;
-    if (t->flags & ~(uint32_t)(MP_T_CONST | MP_T_MUTABLE | MP_T_DYNAMIC | MP_T_PINNED) ||
+    if (t->flags & ~(uint32_t)(MP_T_CONST | MP_T_MUTABLE | MP_T_DYNAMIC | MP_T_PINNED | MP_T_SHARED) ||
         t->device.type > MP_DEV_CUDA)
         return mp_err_set(err, MP_EFORMAT, "builder: %s: unknown flags or device type", where);
     mp_buf line;
@@ -240,6 +240,22 @@ static void name_the_call(const mp_builder *b, mp_err *err) {
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "builder: %s:%s", b->done.what[line - 1], end + 1);
     memcpy(err->msg, msg, sizeof msg);
+}
+
+int mp_builder_methods(mp_builder *b, const char *const *names, uint32_t n, mp_err *err) {
+    mp_err_clear(err);
+    if (!n || !names) return mp_err_set(err, MP_EFORMAT, "builder: methods: no graph named");
+    for (uint32_t k = 0; k < n; k++)
+        if (check_name(names[k], "method", "methods", err)) return err->code;
+    if (close_graph(b)) return nomem(err); /* an entry line stands outside the graphs */
+    mp_buf line;
+    mp_buf_init(&line);
+    mp_buf_puts(&line, "entry");
+    for (uint32_t k = 0; k < n; k++) mp_buf_printf(&line, " %s", names[k]);
+    mp_buf_put(&line, "\n", 1);
+    int rc = line.failed ? MP_ENOMEM : lines_add(&b->done, line.data, line.len, "the methods");
+    mp_buf_free(&line);
+    return rc ? nomem(err) : MP_OK;
 }
 
 mp_program *mp_builder_finish(mp_builder *b, mp_err *err) {

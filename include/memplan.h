@@ -293,6 +293,9 @@ MP_API int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *t, mp_err *err
 MP_API int mp_builder_node(mp_builder *b, const mp_node_spec *n, mp_err *err);
 /* The program, checked as a parsed file is; the builder may then be freed.
  * NULL with MP_EFORMAT and the offending call named. */
+/* The program's methods (an entry line, since 1.5): graph names, the first
+ * graph first; the rules are checked at finish. */
+MP_API int mp_builder_methods(mp_builder *b, const char *const *names, uint32_t n, mp_err *err);
 MP_API mp_program *mp_builder_finish(mp_builder *b, mp_err *err);
 
 /* ----------------------------------------------------------------- options */

@@ -144,6 +144,7 @@ _SIGS = {
     "mp_builder_tensor": (ctypes.c_int, [c_void_p, ctypes.POINTER(TensorSpec), ctypes.POINTER(Err)]),
     "mp_builder_node": (ctypes.c_int, [c_void_p, ctypes.POINTER(NodeSpec), ctypes.POINTER(Err)]),
     "mp_builder_finish": (c_void_p, [c_void_p, ctypes.POINTER(Err)]),
+    "mp_builder_methods": (ctypes.c_int, [c_void_p, ctypes.POINTER(c_char_p), c_u32, ctypes.POINTER(Err)]),
     "mp_options_default": (None, [ctypes.POINTER(Options)]),
     "mp_banks_parse": (ctypes.c_int, [c_char_p, ctypes.POINTER(Banks), ctypes.POINTER(Err)]),
     "mp_plan_free": (None, [ctypes.POINTER(Plan)]),

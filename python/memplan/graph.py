@@ -7,7 +7,7 @@ from ._lib import lib
 from .errors import MemplanError, check
 
 KINDS = ["placeholder", "call", "delegate", "cond", "while", "map", "scan", "output"]
-CONST, MUTABLE, DYNAMIC, SCRATCH, PINNED = 1, 2, 4, 8, 16  # SCRATCH: a delegate's scratch= tensor
+CONST, MUTABLE, DYNAMIC, SCRATCH, PINNED, SHARED = 1, 2, 4, 8, 16, 32  # SCRATCH: a delegate's scratch= tensor
 
 
 def _b(s):
@@ -71,10 +71,12 @@ class GraphBuilder:
         self.name, self.tensors, self.nodes = name, [], []
 
     def tensor(self, name, size, device="cpu", const=False, mutable=False, dynamic=False, mem_id=0,
-               inplace=None, view=None, at=None):
+               inplace=None, view=None, at=None, shared=False):
         """A tensor; `at` pins its storage at that byte offset of its pool
-        (entry graph only; opt and the peers place the rest around it)."""
+        (entry graph only; opt and the peers place the rest around it);
+        `shared` marks a mutable tensor as state the methods share."""
         flags = (CONST if const else 0) | (MUTABLE if mutable else 0) | (DYNAMIC if dynamic else 0)
+        flags |= SHARED if shared else 0
         flags |= PINNED if at is not None else 0
         self.tensors.append((name, int(size), parse_device(device), flags, int(mem_id), inplace, view,
                              int(at or 0)))
@@ -98,6 +100,11 @@ class Builder:
 
     def __init__(self):
         self.graphs = []
+        self.entry = []
+
+    def methods(self, *names):
+        """The program's methods (entry graphs), the first graph first."""
+        self.entry = list(names)
 
     def graph(self, name):
         g = GraphBuilder(name)
@@ -115,6 +122,9 @@ class Builder:
                     self._tensor(b, t, err)
                 for n in g.nodes:
                     self._node(b, n, err)
+            if self.entry:
+                names = (_lib.c_char_p * len(self.entry))(*[_b(n) for n in self.entry])
+                check(err, lib.mp_builder_methods(b, names, len(self.entry), ctypes.byref(err)) == _lib.OK)
             h = lib.mp_builder_finish(b, ctypes.byref(err))
             check(err, h)
             return Program(h, filename)

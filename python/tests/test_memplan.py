@@ -115,6 +115,26 @@ def test_pinned_tensors_stay_at_their_pins():
     assert e.value.code == 3 and "tensor 'frame' is pinned (at=0)" in str(e.value)
 
 
+def test_methods_share_state_through_the_builder():
+    b = memplan.Builder()
+    b.methods("prefill", "decode")
+    for name, seq in (("prefill", 128), ("decode", 1)):
+        g = b.graph(name)
+        g.tensor("tokens", 4 * seq)
+        g.tensor("kv", 65536, mutable=True, shared=True)
+        g.tensor("h", 1024 * seq)
+        g.node("placeholder", outputs=["tokens"])
+        g.node("placeholder", outputs=["kv"])
+        g.node("call", ["tokens", "kv"], ["h"])
+        g.node("output", ["h"])
+    built = b.build("llm.mpg")
+    assert "entry prefill decode\n" in built.text() and "tensor kv 65536 mutable shared\n" in built.text()
+    plan = memplan.plan(built)
+    pre, dec = plan.graph("prefill").allocations["kv"], plan.graph("decode").allocations["kv"]
+    assert (pre.offset, pre.size) == (dec.offset, dec.size)
+    assert memplan.verify(built, plan).valid
+
+
 def test_control_flow_through_the_builder():
     b = memplan.Builder()
     m = b.graph("main")
