@@ -28,8 +28,12 @@ static uint64_t *shared_offsets(const mp_program *p, const mp_options *o, uint32
     if (!o->alloc_mutable) return at; /* shared state is mutable: not planned at all */
     pool_next *pools = NULL;
     size_t np = 0, cap = 0;
-    mp_strmap seen;
+    mp_strmap seen, mine_by_name, pool_of; /* hash maps: linear in the tensors */
     mp_strmap_init(&seen);
+    mp_strmap_init(&pool_of);
+    mp_strmap_init(&mine_by_name);
+    for (uint32_t i = 0; i < mg->n_tensors; i++)
+        mp_strmap_put(&mine_by_name, mg->tensors[i].name, strlen(mg->tensors[i].name), (int32_t)i);
     for (uint32_t j = 0; j < p->n_entries; j++) {
         const mp_graphdef *g = &p->graphs[p->entries[j]];
         for (uint32_t i = 0; i < g->n_tensors; i++) {
@@ -37,16 +41,20 @@ static uint64_t *shared_offsets(const mp_program *p, const mp_options *o, uint32
             if (!(t->flags & MP_T_SHARED) || mp_strmap_get(&seen, t->name, strlen(t->name)) >= 0) continue;
             mp_device d = o->per_device ? t->device : (mp_device){MP_DEV_CPU, 0};
             uint64_t mem = t->mem_id ? t->mem_id : 1;
-            size_t q = 0;
-            while (q < np && !(mp_device_eq(pools[q].dev, d) && pools[q].mem_id == mem)) q++;
+            char key[64]; /* the pool, as a key of the hash map */
+            int kn = snprintf(key, sizeof key, "%u:%u:%llu", d.type, d.index, (unsigned long long)mem);
+            int32_t got = mp_strmap_put(&pool_of, key, (size_t)kn, (int32_t)np);
+            size_t q = got >= 0 ? (size_t)got : np;
             if (q == np) MP_VEC_PUSH(pools, np, cap, ((pool_next){d, mem, 0}));
             mp_strmap_put(&seen, t->name, strlen(t->name), (int32_t)i);
-            int32_t mine = mp_tensor_find(mg, t->name);
+            int32_t mine = mp_strmap_get(&mine_by_name, t->name, strlen(t->name));
             if (mine >= 0 && (mg->tensors[mine].flags & MP_T_SHARED)) at[mine] = pools[q].next;
             pools[q].next = mp_sat_add_u64(pools[q].next, mp_align_up(t->size, o->alignment));
         }
     }
     mp_strmap_free(&seen);
+    mp_strmap_free(&mine_by_name);
+    mp_strmap_free(&pool_of);
     mp_xfree(pools);
     return at;
 }

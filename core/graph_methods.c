@@ -93,8 +93,7 @@ static bool is_method(const mp_program *p, uint32_t g) {
     return false;
 }
 
-/* A shared tensor's own rules, and agreement with the same name in the
- * methods before it. */
+/* A shared tensor's own rules. */
 static int check_shared(const mp_program *p, uint32_t gi, const mp_tensor *t, mp_err *err) {
     if (!is_method(p, gi))
         return fail_at(err, p, t->line, "tensor '%s': shared state belongs to a method (%s)", t->name,
@@ -102,17 +101,40 @@ static int check_shared(const mp_program *p, uint32_t gi, const mp_tensor *t, mp
     if (!(t->flags & MP_T_MUTABLE) || t->inplace_base >= 0 || t->view_base >= 0 || (t->flags & MP_T_PINNED))
         return fail_at(err, p, t->line, "tensor '%s': shared is for a mutable tensor (state), neither "
                        "in-place, view nor pinned", t->name);
-    for (uint32_t k = 0; k < p->n_entries && (uint32_t)p->entries[k] != gi; k++) {
-        const mp_graphdef *o = &p->graphs[p->entries[k]];
-        for (uint32_t j = 0; j < o->n_tensors; j++) {
-            const mp_tensor *u = &o->tensors[j];
-            if (!(u->flags & MP_T_SHARED) || strcmp(u->name, t->name)) continue;
+    return MP_OK;
+}
+
+/* Every shared name agrees with its first declaration (methods in entry
+ * order): one size, pool and device.  A hash map keeps it linear. */
+static int check_agreement(const mp_program *p, mp_err *err) {
+    mp_strmap first;
+    mp_strmap_init(&first);
+    const mp_tensor **seen = NULL;
+    const char **where = NULL;
+    size_t n = 0, cap = 0, wcap = 0;
+    int rc = MP_OK;
+    for (uint32_t k = 0; k < p->n_entries && rc == MP_OK; k++) {
+        const mp_graphdef *g = &p->graphs[p->entries[k]];
+        for (uint32_t i = 0; i < g->n_tensors && rc == MP_OK; i++) {
+            const mp_tensor *t = &g->tensors[i];
+            if (!(t->flags & MP_T_SHARED)) continue;
+            int32_t at = mp_strmap_put(&first, t->name, strlen(t->name), (int32_t)n);
+            if (at < 0) {
+                size_t m = n;
+                MP_VEC_PUSH(seen, n, cap, t);
+                MP_VEC_PUSH(where, m, wcap, g->name);
+                continue;
+            }
+            const mp_tensor *u = seen[at];
             if (u->size != t->size || u->mem_id != t->mem_id || !mp_device_eq(u->device, t->device))
-                return fail_at(err, p, t->line, "tensor '%s' is shared with method '%s' (line %d) but differs "
-                               "in size, mem_id or device", t->name, o->name, u->line);
+                rc = fail_at(err, p, t->line, "tensor '%s' is shared with method '%s' (line %d) but differs "
+                             "in size, mem_id or device", t->name, where[at], u->line);
         }
     }
-    return MP_OK;
+    mp_strmap_free(&first);
+    mp_xfree(seen);
+    mp_xfree(where);
+    return rc;
 }
 
 int mp_methods_bind(mp_program *p, const mp_tok *names, uint32_t n, int line, mp_err *err) {
@@ -121,6 +143,7 @@ int mp_methods_bind(mp_program *p, const mp_tok *names, uint32_t n, int line, mp
     for (uint32_t g = 0; g < p->n_graphs && rc == MP_OK; g++)
         for (uint32_t t = 0; t < p->graphs[g].n_tensors && rc == MP_OK; t++)
             if (p->graphs[g].tensors[t].flags & MP_T_SHARED) rc = check_shared(p, g, &p->graphs[g].tensors[t], err);
+    if (rc == MP_OK && n) rc = check_agreement(p, err);
     return rc;
 }
 

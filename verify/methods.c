@@ -38,37 +38,55 @@ static void add_report(vctx *c, const mp_verify_report *m) {
     for (int k = 0; k < MP_N_RULES; k++) r->per_rule[k] += m->per_rule[k];
 }
 
-static const mp_alloc *alloc_named(const mp_plan *plan, int32_t graph, const char *name) {
+/* Method k's entry block's allocations by name (a hash map: linear). */
+static const mp_graph_plan *entry_block(const mp_plan *plan, int32_t graph, mp_strmap *names) {
+    mp_strmap_init(names);
     for (uint32_t i = 0; i < plan->n_graphs; i++) {
         const mp_graph_plan *b = &plan->graphs[i];
         if (b->graph != graph) continue;
         for (uint32_t a = 0; a < b->n_allocs; a++)
-            if (!strcmp(b->allocs[a].name, name)) return &b->allocs[a];
+            mp_strmap_put(names, b->allocs[a].name, strlen(b->allocs[a].name), (int32_t)a);
+        return b;
     }
     return NULL;
+}
+
+static const mp_alloc *alloc_named(const mp_graph_plan *b, const mp_strmap *names, const char *name) {
+    int32_t a = b ? mp_strmap_get(names, name, strlen(name)) : -1;
+    return a >= 0 ? &b->allocs[a] : NULL;
+}
+
+static void shared_mismatch(vctx *c, const mp_graphdef *g, const mp_alloc *a, const mp_alloc *f, const char *first) {
+    vdetail d = {a->name, f->name, (int64_t)a->mem_id, {a->offset, mp_sat_add_u64(a->offset, a->size)},
+                 {f->offset, mp_sat_add_u64(f->offset, f->size)}, 2, -1, -1};
+    mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "shared", &d,
+                   "shared: %s is at offset %llu (size %llu) in buffer %llu, but method %s has it at "
+                   "offset %llu (size %llu) in buffer %llu", a->name, (unsigned long long)a->offset,
+                   (unsigned long long)a->size, (unsigned long long)a->mem_id, first,
+                   (unsigned long long)f->offset, (unsigned long long)f->size, (unsigned long long)f->mem_id);
 }
 
 /* Each shared tensor where the first method that plans it has it. */
 static void shared_state(vctx *c) {
     const mp_program *p = c->prog;
-    for (uint32_t k = 1; k < p->n_entries; k++) {
+    uint32_t n = p->n_entries;
+    mp_strmap *names = mp_xmalloc((n + 1) * sizeof *names);
+    const mp_graph_plan **blocks = mp_xmalloc((n + 1) * sizeof *blocks);
+    for (uint32_t k = 0; k < n; k++) blocks[k] = entry_block(c->plan, p->entries[k], &names[k]);
+    for (uint32_t k = 1; k < n; k++) {
         const mp_graphdef *g = &p->graphs[p->entries[k]];
         for (uint32_t t = 0; t < g->n_tensors; t++) {
             if (!(g->tensors[t].flags & MP_T_SHARED)) continue;
-            const mp_alloc *a = alloc_named(c->plan, p->entries[k], g->tensors[t].name), *f = NULL;
+            const mp_alloc *a = alloc_named(blocks[k], &names[k], g->tensors[t].name), *f = NULL;
             uint32_t j = 0;
-            for (; j < k && !f; j++) f = alloc_named(c->plan, p->entries[j], g->tensors[t].name);
-            if (!a || !f || (a->mem_id == f->mem_id && a->offset == f->offset && a->size == f->size)) continue;
-            vdetail d = {a->name, f->name, (int64_t)a->mem_id, {a->offset, mp_sat_add_u64(a->offset, a->size)},
-                         {f->offset, mp_sat_add_u64(f->offset, f->size)}, 2, -1, -1};
-            mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "shared", &d,
-                           "shared: %s is at offset %llu (size %llu) in buffer %llu, but method %s has it at "
-                           "offset %llu (size %llu) in buffer %llu", a->name, (unsigned long long)a->offset,
-                           (unsigned long long)a->size, (unsigned long long)a->mem_id,
-                           p->graphs[p->entries[j - 1]].name, (unsigned long long)f->offset,
-                           (unsigned long long)f->size, (unsigned long long)f->mem_id);
+            for (; j < k && !f; j++) f = alloc_named(blocks[j], &names[j], g->tensors[t].name);
+            if (a && f && (a->mem_id != f->mem_id || a->offset != f->offset || a->size != f->size))
+                shared_mismatch(c, g, a, f, p->graphs[p->entries[j - 1]].name);
         }
     }
+    for (uint32_t k = 0; k < n; k++) mp_strmap_free(&names[k]);
+    mp_xfree(names);
+    mp_xfree(blocks);
 }
 
 int mp_v_verify_methods(const mp_program *p, const mp_plan *plan, mp_verify_report *r, mp_err *err) {
