@@ -50,10 +50,12 @@ static const char PINNED[] = HDR
     "node placeholder out=x\nnode call in=x out=a\nnode call in=a out=b\nnode call in=b out=c\n"
     "node call in=c out=d\nnode call in=d,x out=y\nnode output in=y\nend\n";
 
-static const mp_alloc *alloc_of(const mp_plan *plan, const char *name) {
-    const mp_graph_plan *g = &plan->graphs[0];
-    for (uint32_t k = 0; k < g->n_allocs; k++)
-        if (!strcmp(g->allocs[k].name, name)) return &g->allocs[k];
+/* Tensor `name`'s allocation in graph `graph`'s block, or NULL. */
+static const mp_alloc *alloc_in(const mp_plan *plan, const char *graph, const char *name) {
+    for (uint32_t i = 0; i < plan->n_graphs; i++)
+        if (!strcmp(plan->graphs[i].name, graph))
+            for (uint32_t k = 0; k < plan->graphs[i].n_allocs; k++)
+                if (!strcmp(plan->graphs[i].allocs[k].name, name)) return &plan->graphs[i].allocs[k];
     return NULL;
 }
 
@@ -71,10 +73,10 @@ Test(pins, every_placing_planner_keeps_the_pins_and_the_plan_verifies) {
                 mp_err err;
                 mp_plan *plan = mp_plan_program(p, &o, &err);
                 cr_assert(plan, "%s: %s", mp_algo_name(algos[k]), err.msg);
-                cr_assert_eq(alloc_of(plan, "x")->offset, 512, "%s per_device=%d exact=%d: x at %llu",
+                cr_assert_eq(alloc_in(plan, "main", "x")->offset, 512, "%s per_device=%d exact=%d: x at %llu",
                              mp_algo_name(algos[k]), per_device, exact,
-                             (unsigned long long)alloc_of(plan, "x")->offset);
-                cr_assert_eq(alloc_of(plan, "c")->offset, 128);
+                             (unsigned long long)alloc_in(plan, "main", "x")->offset);
+                cr_assert_eq(alloc_in(plan, "main", "c")->offset, 128);
                 mp_verify_report r;
                 cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "%s per_device=%d: %s", mp_algo_name(algos[k]),
                              per_device, r.n_v ? r.v[0].msg : err.msg);
@@ -132,7 +134,7 @@ Test(pins, conflicts_and_misalignment_are_refused_with_file_and_line) {
     mp_err err;
     mp_plan *plan = mp_plan_program(p, &o, &err);
     cr_assert(plan, "%s", err.msg);
-    cr_assert_eq(alloc_of(plan, "z")->offset, 0);
+    cr_assert_eq(alloc_in(plan, "main", "z")->offset, 0);
     mp_plan_free(plan);
     mp_program_free(p);
 }
@@ -145,7 +147,7 @@ Test(pins, the_verifier_holds_a_plan_to_its_pins) {
     mp_err err;
     mp_plan *plan = mp_plan_program(p, &o, &err);
     cr_assert(plan, "%s", err.msg);
-    mp_alloc *x = (mp_alloc *)alloc_of(plan, "x");
+    mp_alloc *x = (mp_alloc *)alloc_in(plan, "main", "x");
     x->offset += 1024; /* still inside nothing else: only the pin is broken */
     mp_verify_report r;
     mp_verify(p, plan, &r, &err);
@@ -188,14 +190,6 @@ static const char METHODS[] = HDR
     "graph dec\ntensor t 16\ntensor kv 1024 mutable shared\ntensor h 32\ntensor o 64\n"
     "node placeholder out=t\nnode placeholder out=kv\nnode call in=t,kv out=h\nnode call in=h out=o\n"
     "node output in=o\nend\n";
-
-static const mp_alloc *alloc_in(const mp_plan *plan, const char *graph, const char *name) {
-    for (uint32_t i = 0; i < plan->n_graphs; i++)
-        if (!strcmp(plan->graphs[i].name, graph))
-            for (uint32_t k = 0; k < plan->graphs[i].n_allocs; k++)
-                if (!strcmp(plan->graphs[i].allocs[k].name, name)) return &plan->graphs[i].allocs[k];
-    return NULL;
-}
 
 Test(pins, methods_keep_shared_state_at_one_place) {
     mp_program *p = must_parse(METHODS);
