@@ -518,51 +518,80 @@ static void free_search(xs *x) {
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) mp_xfree(v[i]);
 }
 
-/* The layout the search found, written back; returns its peak. */
-static uint64_t write_back(const xs *x, pk_item *items, uint32_t n, const uint32_t *map) {
+/* The peak of the layout the search found (its items and the fixed ones). */
+static uint64_t found_peak(const xs *x, const pk_item *items, uint32_t n) {
     uint64_t peak = 0;
-    for (uint32_t i = 0; i < x->n; i++) {
-        items[map[i]].offset = x->it[i].off;
+    for (uint32_t i = 0; i < x->n; i++)
         if (x->it[i].off + x->it[i].size > peak) peak = x->it[i].off + x->it[i].size;
-    }
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed && items[i].offset + items[i].size > peak) peak = items[i].offset + items[i].size;
     return peak;
 }
 
-/* What the capacity search knows: the best layout, the lowest capacity
- * not yet ruled out, whether an attempt ran out of budget. */
+/* The layout the search found, written back; returns its peak. */
+static uint64_t write_back(const xs *x, pk_item *items, uint32_t n, const uint32_t *map) {
+    for (uint32_t i = 0; i < x->n; i++) items[map[i]].offset = x->it[i].off;
+    return found_peak(x, items, n);
+}
+
+/* What the capacity search knows.  `best` is the lowest capacity of a
+ * layout the search itself found (it starts at the budget-independent
+ * peak improvement started from, so the capacities tried never depend on
+ * --budget-ms); `out` is the peak of the layout in items[] (the
+ * heuristic's or a better one found); below `lo` every capacity is proved
+ * infeasible (a layout that fits a capacity fits every larger one, so a
+ * proof at c rules out all c' <= c). */
 typedef struct bisect {
-    uint64_t best, lo, proved_bound;
-    bool unknown;
+    uint64_t best, out, lo;
 } bisect;
 
-/* Minimise the capacity: the lower bound first, then bisection below the
- * best layout; an attempt that runs out of budget proves nothing. */
-static void minimise(xs *x, pk_item *items, uint32_t n, const uint32_t *map, const uint64_t *floor,
-                     uint64_t lower, uint64_t budget, bisect *bs) {
-    uint64_t left = budget;
+/* Passes of exact search: pass j has nominal work EXACT_PASS_WORK * 2^j,
+ * shared out among its attempts as if it ran whole.  The schedule does not
+ * depend on --exact-ms, which only cuts it short: a run with more work
+ * does what a run with less did, then more, so its result is never worse.
+ * The first pass is the default --exact-ms (10,000 ms of work). */
+#define EXACT_PASS_WORK ((uint64_t)10000 * PK_EXACT_WORK_PER_MS)
+
+/* One pass: the lowest open capacity first, then bisection below the best
+ * found; an attempt that runs out of work proves nothing but moves this
+ * pass past it.  `cut`: the work left in the whole search. */
+static void bisect_pass(xs *x, pk_item *items, uint32_t n, const uint32_t *map, const uint64_t *floor,
+                        uint64_t nominal, uint64_t *cut, bisect *bs) {
+    uint64_t left = nominal, lo = bs->lo;
     bool first = true;
-    while (bs->lo < bs->best && left) {
-        uint64_t cap = first ? lower : bs->lo + (bs->best - 1 - bs->lo) / 2;
+    while (lo < bs->best && bs->lo < bs->out && left && *cut) {
+        uint64_t cap = first ? lo : lo + (bs->best - 1 - lo) / 2;
         uint64_t share = first ? left / 3 : left / 3 + 1;
         first = false;
         uint64_t before = x->work;
-        int st = try_capacity(x, cap, floor, share);
+        int st = try_capacity(x, cap, floor, share < *cut ? share : *cut);
         uint64_t used = x->work - before;
         left = used >= left ? 0 : left - used;
+        *cut = used >= *cut ? 0 : *cut - used;
         if (st == X_FOUND) {
-            bs->best = write_back(x, items, n, map);
+            bs->best = found_peak(x, items, n);
+            if (bs->best < bs->out) bs->out = write_back(x, items, n, map);
         } else {
-            if (st == X_NONE && !bs->unknown) bs->proved_bound = cap + 1;
-            if (st == X_ABORT) bs->unknown = true;
-            bs->lo = cap + 1;
+            if (st == X_NONE && cap + 1 > bs->lo) bs->lo = cap + 1;
+            lo = cap + 1;
         }
     }
 }
 
-uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
-                     bool *proved, uint64_t *proved_bound, uint64_t *work, pk_exact_outcome *outcome) {
+/* Passes of growing work until the layout is proved optimal, the search
+ * has nothing left below its best, or the work limit. */
+static void minimise(xs *x, pk_item *items, uint32_t n, const uint32_t *map, const uint64_t *floor,
+                     uint64_t budget, bisect *bs) {
+    uint64_t cut = budget, nominal = EXACT_PASS_WORK;
+    while (cut && bs->lo < bs->out && bs->lo < bs->best) {
+        bisect_pass(x, items, n, map, floor, nominal, &cut, bs);
+        nominal = nominal > UINT64_MAX / 2 ? UINT64_MAX : nominal * 2;
+    }
+}
+
+uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t start, uint64_t lower,
+                     uint64_t budget, bool *proved, uint64_t *proved_bound, uint64_t *work,
+                     pk_exact_outcome *outcome) {
     *proved = best <= lower;
     *proved_bound = lower;
     *outcome = *proved ? PK_X_AT_BOUND : PK_X_WIDE;
@@ -590,15 +619,15 @@ uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, 
     }
     uint64_t *floor = fixed_floors(items, n, ends, x.n_sec);
     build_tables(&x);
-    bisect bs = {best, lower, lower, false};
-    minimise(&x, items, n, map, floor, lower, budget, &bs);
-    *proved = bs.best <= lower || (!bs.unknown && bs.lo >= bs.best);
-    *proved_bound = *proved ? bs.best : bs.proved_bound;
+    bisect bs = {start > best ? start : best, best, lower};
+    minimise(&x, items, n, map, floor, budget, &bs);
+    *proved = bs.lo >= bs.out;
+    *proved_bound = *proved ? bs.out : bs.lo;
     *outcome = *proved ? PK_X_PROVED : PK_X_BUDGET;
     *work += x.work;
     mp_xfree(ends);
     mp_xfree(floor);
     mp_xfree(map);
     free_search(&x);
-    return bs.best;
+    return bs.out;
 }

@@ -556,11 +556,35 @@ static uint32_t chain(const pk *k, const uint64_t *off, const uint32_t *support,
     return nc;
 }
 
+/* The best compacted layout improvement has seen.  Compaction runs on the
+ * starting layout and on each strictly lower one the moves find, never on
+ * the layout the budget happens to stop at, and outside the work count, so
+ * what improvement returns after W units of work is the best of a prefix of
+ * one sequence of layouts that does not depend on the budget: a larger
+ * --budget-ms never gives a higher peak (docs/optimized.md, "Effort"). */
+typedef struct squeeze {
+    bool on;       /* compaction wanted: a conflict graph and budget for it */
+    uint64_t peak; /* the lowest compacted peak, UINT64_MAX before any */
+    uint64_t *off, *tmp;
+} squeeze;
+
+static void squeeze_take(pk *k, squeeze *z, const uint64_t *off) {
+    if (!z->on) return;
+    uint64_t work = k->work;
+    memcpy(z->tmp, off, k->n * sizeof *z->tmp);
+    uint64_t got = compact(k, z->tmp, 2);
+    k->work = work;
+    if (got < z->peak) {
+        uint64_t *t = z->off;
+        z->peak = got, z->off = z->tmp, z->tmp = t;
+    }
+}
+
 /* Iterated greedy: move an item of the chain under the peak earlier in the
  * order, lay out again, keep the move when the peak does not grow.  Stops
  * at the lower bound or when the budget is spent. */
 static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint64_t peak,
-                        uint64_t lower, uint64_t budget, uint64_t *best_off, uint32_t *support) {
+                        uint64_t lower, uint64_t budget, uint64_t *best_off, uint32_t *support, squeeze *z) {
     uint32_t n = k->n;
     if (n < 2) return peak;
     uint32_t *cand = mp_xmalloc((n + 1) * sizeof *cand), *pos = mp_xmalloc((n + 1) * sizeof *pos);
@@ -598,10 +622,12 @@ static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint
             got = layout(k, cand, best_fit);
         }
         if (got <= peak) {
+            bool lower_now = got < peak;
             peak = got;
             memcpy(order, cand, n * sizeof *order);
             memcpy(best_off, k->off, n * sizeof *best_off);
             if (bottom) memcpy(support, sup2, n * sizeof *support);
+            if (lower_now) squeeze_take(k, z, best_off);
         }
     }
     mp_xfree(cand);
@@ -638,6 +664,7 @@ static const construction CONSTRUCTIONS[] = {
 
 typedef struct best {
     uint64_t peak;
+    uint64_t first; /* the peak improvement started from (refine_best) */
     bool kept; /* a layout is in off (every one may peak at UINT64_MAX) */
     bool bottom, best_fit;
     uint32_t heuristic;
@@ -844,18 +871,30 @@ static void construct(pk *k, best *b, solve *v, const pk_params *prm) {
     if (!swept) sweep_baseline(k, b, v->order, v->support, prm->quick);
 }
 
-/* The best layout improved (moves, then compaction) while above the
- * bound and within the work budget.  Returns its peak. */
+/* The best layout improved (moves, compacting each new low) while above
+ * the bound and within the work budget.  Sets b->first, the peak before
+ * any move (it does not depend on the budget).  Returns the peak. */
 static uint64_t refine_best(pk *k, best *b, solve *v, const pk_params *prm) {
     uint64_t peak = k->n ? b->peak : 0;
     bool more = k->n && peak > k->lower && !prm->quick;
-    if (more && v->adj && !b->bottom && 2 * v->pairs + k->n <= prm->work) ensure_conflicts(k);
-    if (more && (v->adj || b->bottom))
-        peak = improve(k, b->bottom, b->best_fit, b->order, peak, k->lower, prm->work, b->off, b->support);
-    if (more && v->adj && peak > k->lower && 2 * v->ff_cost <= v->budget) {
+    squeeze z = {more && v->adj && 2 * v->ff_cost <= v->budget, UINT64_MAX, NULL, NULL};
+    if (z.on) {
         ensure_conflicts(k);
-        peak = compact(k, b->off, 2);
+        z.off = mp_xmalloc((k->n + 1) * sizeof *z.off);
+        z.tmp = mp_xmalloc((k->n + 1) * sizeof *z.tmp);
+        squeeze_take(k, &z, b->off);
+    } else if (more && v->adj && !b->bottom && 2 * v->pairs + k->n <= prm->work) {
+        ensure_conflicts(k);
     }
+    b->first = z.peak < peak ? z.peak : peak;
+    if (more && (v->adj || b->bottom) && z.peak > k->lower)
+        peak = improve(k, b->bottom, b->best_fit, b->order, peak, k->lower, prm->work, b->off, b->support, &z);
+    if (z.peak < peak) {
+        peak = z.peak;
+        memcpy(b->off, z.off, k->n * sizeof *b->off);
+    }
+    mp_xfree(z.off);
+    mp_xfree(z.tmp);
     return peak;
 }
 
@@ -869,7 +908,7 @@ static uint64_t finish(pk *k, best *b, pk_item *items, uint32_t n, uint64_t peak
     st->outcome = prm->exact && !prm->quick ? PK_X_AT_BOUND : PK_X_NOT_ASKED;
     if (prm->exact && !prm->quick && peak > st->lower_bound) {
         st->exact_ran = true;
-        peak = mp_pk_exact(items, n, peak, st->lower_bound, prm->exact_work, &st->optimal,
+        peak = mp_pk_exact(items, n, peak, b->first, st->lower_bound, prm->exact_work, &st->optimal,
                            &st->proved_bound, &k->work, &st->outcome);
     }
     st->peak = peak;
@@ -895,8 +934,8 @@ static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_
     pk k = {0};
     load(&k, items, n);
     st->lower_bound = k.lower;
-    best b = {UINT64_MAX, false, false, false, 0, mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
-              mp_xmalloc((k.n + 1) * sizeof(uint32_t)), mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
+    best b = {.peak = UINT64_MAX, .first = UINT64_MAX, .off = mp_xmalloc((k.n + 1) * sizeof(uint64_t)),
+              .order = mp_xmalloc((k.n + 1) * sizeof(uint32_t)), .support = mp_xmalloc((k.n + 1) * sizeof(uint32_t))};
     solve v;
     solve_init(&v, &k, prm);
     construct(&k, &b, &v, prm);

@@ -82,8 +82,11 @@ uint64_t mp_pk_sweep(pk_item *items, uint32_t n);
 uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n);
 
 /* Exact search (exact.c); improves `items` in place when it finds a layout
- * below `best`, returns the best peak found. */
-uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t lower, uint64_t budget,
-                     bool *proved, uint64_t *proved_bound, uint64_t *work, pk_exact_outcome *outcome);
+ * below `best` (their peak), returns the best peak found.  The capacities
+ * it tries start below `start` (>= best), a peak that does not depend on
+ * the improvement budget, so that more budget never gives a worse result. */
+uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t start, uint64_t lower,
+                     uint64_t budget, bool *proved, uint64_t *proved_bound, uint64_t *work,
+                     pk_exact_outcome *outcome);
 
 #endif

@@ -156,7 +156,7 @@ Test(opt, exact_search_packs_minimallocs_example_at_its_capacity) {
     bool proved = false;
     uint64_t bound = 0, work = 0;
     pk_exact_outcome why;
-    cr_assert_eq(mp_pk_exact(it, 5, 20, 12, 1000000, &proved, &bound, &work, &why), 12);
+    cr_assert_eq(mp_pk_exact(it, 5, 20, 20, 12, 1000000, &proved, &bound, &work, &why), 12);
     cr_assert(proved);
     cr_assert_eq(why, PK_X_PROVED);
     for (int i = 0; i < 5; i++)
@@ -431,7 +431,7 @@ Test(opt, exact_search_keeps_to_its_budget) {
     uint64_t lower = mp_pk_lower_bound(it, N), best = mp_pk_sweep(it, N), work = 0, bound;
     bool proved;
     pk_exact_outcome why;
-    uint64_t got = mp_pk_exact(it, N, best, lower, 200000, &proved, &bound, &work, &why);
+    uint64_t got = mp_pk_exact(it, N, best, best, lower, 200000, &proved, &bound, &work, &why);
     cr_assert_leq(got, best);
     cr_assert(!proved || got == bound);
     cr_assert_eq(why, proved ? (best <= lower ? PK_X_AT_BOUND : PK_X_PROVED) : PK_X_BUDGET);
@@ -444,7 +444,7 @@ Test(opt, exact_search_keeps_to_its_budget) {
     lower = mp_pk_lower_bound(it, M);
     best = mp_pk_sweep(it, M);
     work = 0;
-    got = mp_pk_exact(it, M, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work, &why);
+    got = mp_pk_exact(it, M, best + 1, best + 1, lower, UINT64_C(1) << 40, &proved, &bound, &work, &why);
     cr_assert_eq(got, best + 1, "the search ran");
     cr_assert_not(proved);
     cr_assert_eq(why, PK_X_TOO_LARGE);
