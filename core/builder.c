@@ -218,8 +218,9 @@ int mp_builder_node(mp_builder *b, const mp_node_spec *n, mp_err *err) {
     }
     mp_buf line;
     mp_buf_init(&line);
-    mp_graph_put_node(&line, n->kind, idx, n->n_in, idx + n->n_in, n->n_out, n->sub, n->backend, n->scratch, n->op,
-                      spec_name, names);
+    mp_node_line nl = {n->kind, idx, idx + n->n_in, n->n_in, n->n_out, {n->sub[0], n->sub[1]}, n->backend, n->op,
+                       n->scratch, 0};
+    mp_graph_put_node(&line, &nl, spec_name, names);
     int rc = line.failed ? MP_ENOMEM : lines_add(&b->nodes, line.data, line.len, where);
     mp_buf_free(&line);
     mp_xfree(names);

@@ -51,13 +51,17 @@ static void csv_rows(const mp_graphdef *g, const mp_graph_plan *gp, const int32_
         if (a->life_end > hi[f]) hi[f] = a->life_end;
     }
     mp_buf_puts(out, "id,lower,upper,size,offset\n");
+    uint64_t *time = mp_graph_times(g); /* span= nodes: lifetimes in time units (an imported CSV's own) */
     for (uint32_t a = 0; a < gp->n_allocs; a++) {
         const mp_alloc *x = &gp->allocs[a];
         if (x->tensor < 0 || x->mem_id != buffer || fam[x->tensor] != x->tensor || at[x->tensor] != (int32_t)a)
             continue;
-        mp_buf_printf(out, "%s,%lld,%lld,%llu,%llu\n", x->name, (long long)lo[x->tensor],
-                      (long long)hi[x->tensor] + 1, (unsigned long long)x->size, (unsigned long long)x->offset);
+        int64_t l = lo[x->tensor], u = hi[x->tensor] + 1;
+        if (time && l >= 0 && u <= (int64_t)g->n_nodes) l = (int64_t)time[l], u = (int64_t)time[u];
+        mp_buf_printf(out, "%s,%lld,%lld,%llu,%llu\n", x->name, (long long)l, (long long)u,
+                      (unsigned long long)x->size, (unsigned long long)x->offset);
     }
+    mp_xfree(time);
     mp_xfree(lo);
     mp_xfree(hi);
     mp_xfree(fam);

@@ -86,3 +86,13 @@ void mp_options_default(mp_options *o) {
     o->budget_ms = 20;
     o->exact_ms = 10000;
 }
+
+uint64_t *mp_graph_times(const mp_graphdef *g) {
+    bool spans = false;
+    for (uint32_t i = 0; i < g->n_nodes && !spans; i++) spans = g->nodes[i].span > 1;
+    if (!spans) return NULL;
+    uint64_t *t = mp_xmalloc(((size_t)g->n_nodes + 1) * sizeof *t);
+    t[0] = 0;
+    for (uint32_t i = 0; i < g->n_nodes; i++) t[i + 1] = t[i] + (g->nodes[i].span ? g->nodes[i].span : 1);
+    return t;
+}

@@ -291,6 +291,16 @@ static int scratch_attr(parser *p, const mp_node *nd, mp_tok val, uint64_t *byte
     return MP_OK;
 }
 
+/* span=N: the time units the node stands for, 1 .. 2^30. */
+static int span_attr(parser *p, mp_node *nd, mp_tok val) {
+    char q[48];
+    uint64_t v;
+    if (!parse_u64(val, (UINT64_C(1) << 30) + 1, &v) || !v)
+        return fail(p, "bad span= '%s' (want time units: a decimal from 1 to 2^30)", Q(val, q));
+    nd->span = (uint32_t)v;
+    return MP_OK;
+}
+
 static int node_attrs(parser *p, mp_node *nd, mp_tok *tk, int nt, mp_tok *subs,
                       bool *has_in, bool *has_out, uint64_t *scratch) {
     char q[48];
@@ -323,6 +333,9 @@ static int node_attrs(parser *p, mp_node *nd, mp_tok *tk, int nt, mp_tok *subs,
         } else if (mp_tok_is(key, "scratch")) {
             dup = *scratch != 0;
             if (!dup && scratch_attr(p, nd, val, scratch)) return p->err->code;
+        } else if (mp_tok_is(key, "span")) {
+            dup = nd->span != 0;
+            if (!dup && span_attr(p, nd, val)) return p->err->code;
         } else if (mp_tok_is(key, "op")) {
             dup = nd->op != NULL;
             if (!dup && check_op(p, val)) return p->err->code;

@@ -52,21 +52,20 @@ static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
 /* One `node` line: tensors are named by name(ctx, index, buf) (buf holds
  * 24 bytes for names made on the fly), sub-graphs by sub[] (NULL: none).
  * The generator and the fuzz decoder write their graphs with it too. */
-void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
-                       const int32_t *out, uint32_t n_out, const char *const sub[2],
-                       const char *backend, uint64_t scratch, const char *op, mp_name_fn name,
-                       const void *ctx) {
-    mp_buf_printf(b, "node %s", mp_node_kind_name(kind));
-    if (op) mp_buf_printf(b, " op=%s", op);
-    put_list(b, "in", in, n_in, name, ctx);
-    put_list(b, "out", out, n_out, name, ctx);
+void mp_graph_put_node(mp_buf *b, const mp_node_line *nl, mp_name_fn name, const void *ctx) {
+    mp_buf_printf(b, "node %s", mp_node_kind_name(nl->kind));
+    if (nl->op) mp_buf_printf(b, " op=%s", nl->op);
+    put_list(b, "in", nl->in, nl->n_in, name, ctx);
+    put_list(b, "out", nl->out, nl->n_out, name, ctx);
     for (int s = 0; s < 2; s++)
-        if (sub[s] && mp_node_sub_key(kind, s)) mp_buf_printf(b, " %s=%s", mp_node_sub_key(kind, s), sub[s]);
-    if (backend) mp_buf_printf(b, " backend=%s", backend);
-    if (scratch) {
+        if (nl->sub[s] && mp_node_sub_key(nl->kind, s))
+            mp_buf_printf(b, " %s=%s", mp_node_sub_key(nl->kind, s), nl->sub[s]);
+    if (nl->backend) mp_buf_printf(b, " backend=%s", nl->backend);
+    if (nl->scratch) {
         mp_buf_puts(b, " scratch=");
-        mp_buf_u64(b, scratch);
+        mp_buf_u64(b, nl->scratch);
     }
+    if (nl->span > 1) mp_buf_printf(b, " span=%u", nl->span);
     mp_buf_put(b, "\n", 1);
 }
 
@@ -77,15 +76,14 @@ static const char *tensor_name(const void *ctx, int32_t t, char *buf) {
 
 static void put_node(mp_buf *b, const mp_program *prog, const mp_graphdef *g,
                      const mp_node *nd) {
-    const char *sub[2] = {NULL, NULL};
+    mp_node_line nl = {nd->kind, nd->in, nd->out, nd->n_in, nd->n_out, {NULL, NULL}, nd->backend, nd->op, 0,
+                       nd->span};
     for (int s = 0; s < 2; s++)
-        if (nd->sub[s] >= 0) sub[s] = prog->graphs[nd->sub[s]].name;
+        if (nd->sub[s] >= 0) nl.sub[s] = prog->graphs[nd->sub[s]].name;
     /* a scratch tensor is the node's last output, written as scratch= */
-    uint32_t n_out = nd->n_out;
-    uint64_t scratch = 0;
-    if (n_out && (g->tensors[nd->out[n_out - 1]].flags & MP_T_SCRATCH)) scratch = g->tensors[nd->out[--n_out]].size;
-    mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, n_out, sub, nd->backend, scratch, nd->op,
-                      tensor_name, g);
+    if (nl.n_out && (g->tensors[nd->out[nl.n_out - 1]].flags & MP_T_SCRATCH))
+        nl.scratch = g->tensors[nd->out[--nl.n_out]].size;
+    mp_graph_put_node(b, &nl, tensor_name, g);
 }
 
 /* All tensors first, in declaration order, then the nodes: that keeps the

@@ -99,9 +99,18 @@ bool mp_rects_overlap(const mp_rect *r, uint32_t n, uint32_t *a, uint32_t *b);
 const char *mp_node_sub_key(uint32_t kind, int s);
 /* The name of tensor t; buf (24 bytes) may hold a name made on the fly. */
 typedef const char *(*mp_name_fn)(const void *ctx, int32_t t, char *buf);
-void mp_graph_put_node(mp_buf *b, uint32_t kind, const int32_t *in, uint32_t n_in,
-                       const int32_t *out, uint32_t n_out, const char *const sub[2],
-                       const char *backend, uint64_t scratch, const char *op, mp_name_fn name, const void *ctx);
+/* What one `node` line says: tensors as indices named by an mp_name_fn,
+ * sub-graphs by name (NULL: none), scratch 0 and span 0 or 1 unwritten. */
+typedef struct mp_node_line {
+    uint32_t kind;
+    const int32_t *in, *out;
+    uint32_t n_in, n_out;
+    const char *sub[2];
+    const char *backend, *op;
+    uint64_t scratch;
+    uint32_t span;
+} mp_node_line;
+void mp_graph_put_node(mp_buf *b, const mp_node_line *nl, mp_name_fn name, const void *ctx);
 
 /* --- the model (graph_model.c, file.c, plan_write.c) */
 /* Graphs reachable from the entry, as flags indexed by graph. */
@@ -274,6 +283,10 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
  * chain ends at a tensor whose base is on another device (see
  * mp_inplace_cut). */
 int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device);
+/* When a node of g carries span= (more than 1): the time each node starts
+ * at, T[0] = 0, T[i + 1] = T[i] + span of node i, n_nodes + 1 of them
+ * (caller frees); NULL when no node does. */
+uint64_t *mp_graph_times(const mp_graphdef *g);
 /* mp_inplace_root of every tensor of g, in linear time (caller frees).
  * The pool a planned tensor lives in is its root's mem_id (1 when none): an
  * in-place tensor lives in its base's, whatever its own mem_id says, as

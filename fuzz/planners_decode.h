@@ -403,11 +403,10 @@ static void write_program(const dec *d, mp_buf *b) {
             for (uint32_t i = 0; i < n; i++) {
                 const fnode *nd = &v[i];
                 char sub_name[2][16];
-                const char *sub[2] = {NULL, NULL};
+                mp_node_line nl = {nd->kind, nd->in, nd->out, nd->n_in, nd->n_out, {NULL, NULL}, nd->backend, NULL, 0, 0};
                 for (int s = 0; s < 2; s++)
-                    if (nd->sub[s] >= 0) graph_name((uint32_t)nd->sub[s], sub_name[s]), sub[s] = sub_name[s];
-                mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, 0, NULL,
-                                  index_name, NULL);
+                    if (nd->sub[s] >= 0) graph_name((uint32_t)nd->sub[s], sub_name[s]), nl.sub[s] = sub_name[s];
+                mp_graph_put_node(b, &nl, index_name, NULL);
             }
         }
         mp_buf_puts(b, "end\n");

@@ -50,9 +50,9 @@ extern "C" {
 /* --------------------------------------------------------------- version */
 
 #define MP_VERSION_MAJOR 1
-#define MP_VERSION_MINOR 5
+#define MP_VERSION_MINOR 6
 #define MP_VERSION_PATCH 0
-#define MEMPLAN_VERSION "1.5.0"
+#define MEMPLAN_VERSION "1.6.0"
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 MP_API const char *mp_version(void);
@@ -186,6 +186,10 @@ typedef struct mp_node {
     int32_t sub[2];
     const char *backend; /* delegate only */
     const char *op;      /* the operator (op=, e.g. aten.add.Tensor), or NULL */
+    /* span= (since 1.6): the time units the node stands for, 1 when not
+     * given.  Only opt reads it: it weighs lifetimes by real time in its
+     * orderings (a MiniMalloc CSV imported with its gaps squeezed out). */
+    uint32_t span;
 } mp_node;
 
 typedef struct mp_graphdef {

@@ -146,6 +146,30 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
         push_item(iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
 }
 
+/* Node i of a graph whose nodes carry span= covers time units [T(i),
+ * T(i+1)); an item over nodes s..e covers T(s) .. T(s+1..e+1) - 1.  The map
+ * is increasing, so it keeps every overlap, and it gives lifetimes their
+ * real lengths, which the packer's orderings weigh (an imported CSV's
+ * nodes are its distinct times: without the gaps between them its widths
+ * would be ranks).  Returns the items in time units, or NULL: no span, a
+ * total past 2^30 (the packer's coordinates are int32), or an item outside
+ * the graph's nodes. */
+static pk_item *timed_items(const mp_graphdef *g, const itemv *iv) {
+    uint64_t *t = mp_graph_times(g);
+    if (!t) return NULL;
+    bool fits = t[g->n_nodes] <= (UINT64_C(1) << 30);
+    for (size_t k = 0; k < iv->n && fits; k++)
+        fits = iv->v[k].start >= 0 && iv->v[k].start <= iv->v[k].end && iv->v[k].end < (int32_t)g->n_nodes;
+    pk_item *v = fits ? mp_xmalloc((iv->n + 1) * sizeof *v) : NULL;
+    for (size_t k = 0; v && k < iv->n; k++) {
+        v[k] = iv->v[k];
+        v[k].start = (int32_t)t[iv->v[k].start];
+        v[k].end = (int32_t)(t[iv->v[k].end + 1] - 1);
+    }
+    mp_xfree(t);
+    return v;
+}
+
 /* Pack the items (opt's packer or the peer's); returns the peak. */
 static uint64_t pack_items(octx *c, itemv *iv, bool quick, pk_stats *st) {
     if (!iv->n) { /* an empty buffer (a program with 1,024 pools has many): what the packer would say */
@@ -298,7 +322,14 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
         }
     }
     pk_stats st;
+    pk_item *timed = timed_items(g, &iv), *node_items = iv.v;
+    if (timed) iv.v = timed;
     uint64_t peak = pack_items(c, &iv, quick, &st);
+    if (timed) { /* the offsets back onto the items in node units */
+        for (size_t k = 0; k < iv.n; k++) node_items[k].offset = timed[k].offset;
+        iv.v = node_items;
+        mp_xfree(timed);
+    }
     if (c->o->exact) exact_note(c, g->name, b, peak, &st);
     uint64_t pad = own && G->xnnpack ? 64 : 0;
     int rc = MP_OK;

@@ -156,6 +156,13 @@ static const bad_case bad_cases[] = {
     {G1("tensor x 4\ntensor scratch.1 4\nnode placeholder out=x\nnode delegate in=x out=scratch.1 backend=q "
         "scratch=8\nnode output\n"), 6, "scratch= makes tensor 'scratch.1', but a tensor of that name is declared "
         "at line 4"},
+    /* span= (time units a node stands for) */
+    {G1("tensor x 4\nnode placeholder out=x span=0\nnode output in=x\n"), 4, "bad span= '0'"},
+    {G1("tensor x 4\nnode placeholder out=x span=1073741825\nnode output in=x\n"), 4,
+     "want time units: a decimal from 1 to 2^30"},
+    {G1("tensor x 4\nnode placeholder out=x span=2x\nnode output in=x\n"), 4, "bad span= '2x'"},
+    {G1("tensor x 4\nnode placeholder out=x span=2 span=3\nnode output in=x\n"), 4,
+     "node attribute 'span' given twice"},
     /* at= (pinned offsets) */
     {G1("tensor x 4 at=\nnode placeholder out=x\nnode output in=x\n"), 3, "bad at ''"},
     {G1("tensor x 4 at=-1\nnode placeholder out=x\nnode output in=x\n"), 3, "bad at '-1'"},
@@ -327,6 +334,25 @@ Test(format, pins_survive_write_and_parse) {
     cr_assert(strstr(b.data, "tensor y 8 mem_id=2 at=0\n"), "%s", b.data);
     mp_program *q = must_parse(b.data);
     cr_assert_eq(q->graphs[0].tensors[0].at, 4096);
+    mp_buf_free(&b);
+    mp_program_free(p);
+    mp_program_free(q);
+}
+
+Test(format, spans_survive_write_and_parse) {
+    const char *text = HDR "graph main\ntensor x 100\ntensor y 8\n"
+                           "node placeholder out=x span=7\nnode call in=x out=y span=1\nnode output in=y\nend\n";
+    mp_program *p = must_parse(text);
+    cr_assert_eq(p->graphs[0].nodes[0].span, 7);
+    cr_assert_eq(p->graphs[0].nodes[1].span, 1);
+    cr_assert_eq(p->graphs[0].nodes[2].span, 0, "no span= is 0 (one unit)");
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_graph_write(p, &b);
+    cr_assert(strstr(b.data, "node placeholder out=x span=7\n"), "%s", b.data);
+    cr_assert(strstr(b.data, "node call in=x out=y\n"), "span=1 is the default, not written: %s", b.data);
+    mp_program *q = must_parse(b.data);
+    cr_assert_eq(q->graphs[0].nodes[0].span, 7);
     mp_buf_free(&b);
     mp_program_free(p);
     mp_program_free(q);

@@ -1,19 +1,21 @@
 /* csv.c - `memplan import-csv`: a MiniMalloc / idealloc allocation problem
  * (CSV: id,lower,upper,size; lifetimes half-open [lower, upper)) as a graph.
  *
- * Node t is time t: it defines the buffers that start at t (out=) and
- * names those whose last time is t (in=), so a buffer [l, u) is live at
- * nodes l..u-1 and keeps its real width (which orders the exact search).
- * Only when the time span exceeds MAX_NODES are time points compressed to
- * their ranks, which keeps exactly the overlaps (l1 < u2 iff rank(l1) <
- * rank(u2)).  The last node is an empty output node.  Sizes are kept
- * exact: plan with --alignment 1. */
+ * A node per distinct time t (a bound of some buffer), in order: it
+ * defines the buffers that start at t (out=) and names those whose last
+ * node it is (in=), so a buffer [l, u) is live at the nodes of l .. the
+ * one before u's.  That keeps exactly the overlaps (l1 < u2 iff rank(l1) <
+ * rank(u2)) in a graph as large as the problem.  Each node carries the gap
+ * to the next time as span=, so opt still sees every lifetime's real width
+ * (which orders the exact search); spans are left out only when the times
+ * pass 2^30 (then widths are ranks).  The last node is an empty output
+ * node.  Sizes are kept exact: plan with --alignment 1. */
 #include "internal.h"
 #include "memplan_tools.h"
 
 #include <stdio.h>
 
-#define MAX_NODES 4000000u
+#define MAX_SPAN (UINT64_C(1) << 30) /* the graph format's limit on spans */
 
 typedef struct row {
     uint64_t lo, hi, size;
@@ -122,8 +124,8 @@ static int read_rows(rows *R, char *text, const char *name, mp_err *err) {
     return rc;
 }
 
-/* The time points (nodes): every distinct bound, or every point 0..max
- * when that is few (real time).  Returns the sorted points, *nt of them. */
+/* The time points (nodes): every distinct bound.  Returns the sorted
+ * points, *nt of them. */
 static uint64_t *time_points(const rows *R, size_t *n_points) {
     size_t nr = R->n, nt = 0;
     uint64_t *t = mp_xmalloc(2 * nr * sizeof *t);
@@ -131,11 +133,6 @@ static uint64_t *time_points(const rows *R, size_t *n_points) {
     qsort(t, 2 * nr, sizeof *t, cmp_u64);
     for (size_t i = 0; i < 2 * nr; i++)
         if (!nt || t[nt - 1] != t[i]) t[nt++] = t[i];
-    if (t[nt - 1] < MAX_NODES) {
-        nt = (size_t)t[nt - 1] + 1;
-        t = mp_xrealloc(t, (nt + 1) * sizeof *t);
-        for (size_t i = 0; i < nt; i++) t[i] = i;
-    }
     *n_points = nt;
     return t;
 }
@@ -180,6 +177,10 @@ static void write_graph(const rows *R, const uint64_t *t, size_t nt, const event
         mp_buf_printf(out, "  # id %s [%llu,%llu)\n", R->v[i].id, (unsigned long long)R->v[i].lo,
                       (unsigned long long)R->v[i].hi);
     }
+    /* with spans, a first empty node stands for the time before the first
+     * bound, so node times are the file's own (export gives them back) */
+    bool spans = t[nt - 1] < MAX_SPAN; /* with the output node's unit: opt's limit */
+    if (spans && t[0]) mp_buf_printf(out, t[0] > 1 ? "node call span=%llu\n" : "node call\n", (unsigned long long)t[0]);
     for (size_t k = 0; k + 1 < nt; k++) { /* the last time point only ends buffers */
         mp_buf_puts(out, "node call");
         bool first = true;
@@ -194,6 +195,7 @@ static void write_graph(const rows *R, const uint64_t *t, size_t nt, const event
             mp_buf_printf(out, "%sb%zu", first ? " out=" : ",", E->s_at[q]);
             first = false;
         }
+        if (spans && t[k + 1] - t[k] > 1) mp_buf_printf(out, " span=%llu", (unsigned long long)(t[k + 1] - t[k]));
         mp_buf_puts(out, "\n");
     }
     mp_buf_puts(out, "node output\nend\n");

@@ -647,11 +647,11 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
         size_t n = pass ? g->nb : g->nph;
         for (size_t i = 0; i < n; i++) {
             const bnode *nd = &v[i];
-            const char *sub[2] = {NULL, NULL};
+            mp_node_line nl = {nd->kind, nd->in, nd->out, nd->n_in, nd->n_out, {NULL, NULL}, nd->backend, NULL,
+                               nd->scratch, 0};
             for (int s = 0; s < 2; s++)
-                if (nd->sub[s] >= 0) sub[s] = G->g[nd->sub[s]].name;
-            mp_graph_put_node(b, nd->kind, nd->in, nd->n_in, nd->out, nd->n_out, sub, nd->backend, nd->scratch, NULL,
-                              btensor_name, g);
+                if (nd->sub[s] >= 0) nl.sub[s] = G->g[nd->sub[s]].name;
+            mp_graph_put_node(b, &nl, btensor_name, g);
         }
     }
     mp_buf_puts(b, "end\n");
