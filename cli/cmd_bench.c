@@ -3,6 +3,7 @@
  *   - generated graphs of 10^2 .. 10^6 tensors in every profile,
  *   - MiniMalloc's eleven challenging instances (default and --exact),
  *   - idealloc's real-model instances,
+ *   - the models in corpus/ (examples, and those recorded from ExecuTorch),
  * printed as a table and recorded in the metrics store (kind "bench").
  * Every plan runs in a child process of its own: its time is measured
  * around the planner alone; its memory is the child's peak resident set
@@ -16,6 +17,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #ifdef __GLIBC__
 #include <malloc.h> /* malloc_trim */
@@ -407,9 +409,41 @@ static void bench_instances(bstate *s, const char *data) {
     bench_family(s, data, "idealloc", ia, 5, ".csv", false);
 }
 
+/* The models in the corpus (corpus/examples, and the graphs recorded from
+ * ExecuTorch in corpus/et), default options: what users' programs look
+ * like, next to the generated ones.  glob() sorts the names, so the rows
+ * come in the same order on every machine. */
+static void bench_corpus(bstate *s, const char *corpus) {
+    print_header("Models in corpus/ (alignment 16, default options)");
+    static const char *const dirs[] = {"examples", "et"};
+    for (int d = 0; d < 2; d++) {
+        char pattern[1100];
+        snprintf(pattern, sizeof pattern, "%s/%s/*.mpg", corpus, dirs[d]);
+        glob_t gl;
+        if (glob(pattern, 0, NULL, &gl)) continue;
+        for (size_t i = 0; i < gl.gl_pathc; i++) {
+            mp_err err;
+            size_t len;
+            bcase c;
+            memset(&c, 0, sizeof c);
+            if (!(c.text = mp_read_file(gl.gl_pathv[i], &len, &err))) {
+                fprintf(stderr, "memplan bench: %s\n", err.msg);
+                continue;
+            }
+            const char *base = strrchr(gl.gl_pathv[i], '/') + 1;
+            snprintf(c.name, sizeof c.name, "%s/%.*s", dirs[d], (int)strcspn(base, "."), base);
+            snprintf(c.family, sizeof c.family, "corpus-%s", dirs[d]);
+            c.alignment = 16;
+            bench_case(s, &c, MP_N_PROFILES, false);
+            mp_xfree(c.text);
+        }
+        globfree(&gl);
+    }
+}
+
 static const char BENCH_HELP[] =
-    "usage: memplan bench [--db FILE] [--data DIR] [--max-tensors N] [--limit S]\n"
-    "                     [--repeat N]\n"
+    "usage: memplan bench [--db FILE] [--data DIR] [--corpus DIR] [--max-tensors N]\n"
+    "                     [--limit S] [--repeat N]\n"
     "       memplan bench --history [--runs N] [--cases N] [--keep N]\n"
     "       memplan bench --map [--max-tensors N]\n"
     "\n"
@@ -417,12 +451,15 @@ static const char BENCH_HELP[] =
     "every planner in the table, side by side: generated graphs of 10^2 ..\n"
     "10^6 tensors in every profile (a planner that ran out of time on a\n"
     "profile is not tried on its larger sizes),\n"
-    "MiniMalloc's challenging instances (also with --exact) and idealloc's\n"
-    "real-model instances.  Prints Markdown tables and records the run.\n"
+    "MiniMalloc's challenging instances (also with --exact), idealloc's\n"
+    "real-model instances and the models in corpus/.  Prints Markdown tables\n"
+    "and records the run.\n"
     "\n"
     "options:\n"
     "  --db FILE         metrics database (default results/metrics.db; 'none')\n"
     "  --data DIR        benchmark instances (default bench/data)\n"
+    "  --corpus DIR      the models planned too: DIR/examples/*.mpg and\n"
+    "                    DIR/et/*.mpg (default corpus)\n"
     "  --max-tensors N   largest generated graph (default 1000000)\n"
     "  --limit S         seconds one plan may take (default 120)\n"
     "  --repeat N        runs of each plan under a second, the fastest kept\n"
@@ -440,7 +477,7 @@ static const char BENCH_HELP[] =
 int mp_cmd_bench(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan bench");
-    const char *db = "results/metrics.db", *data = "bench/data", *arg;
+    const char *db = "results/metrics.db", *data = "bench/data", *corpus = "corpus", *arg;
     uint64_t max_tensors = 1000000, limit = 120, repeat = 3, runs = 1000, cases = 1000, keep = 100;
     bool opt, history = false, map = false;
     while ((arg = mp_args_next(&a, &opt))) {
@@ -452,6 +489,8 @@ int mp_cmd_bench(int argc, char **argv) {
             if (!(db = mp_args_value(&a, "--db"))) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--data")) {
             if (!(data = mp_args_value(&a, "--data"))) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--corpus")) {
+            if (!(corpus = mp_args_value(&a, "--corpus"))) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--max-tensors")) {
             if (!mp_args_u64(&a, "--max-tensors", 100, 10000000, &max_tensors)) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--limit")) {
@@ -480,6 +519,7 @@ int mp_cmd_bench(int argc, char **argv) {
     printf("# memplan bench (memplan %s, git %s)\n", MEMPLAN_VERSION, mp_git_revision());
     bench_generated(&s, max_tensors);
     bench_instances(&s, data);
+    bench_corpus(&s, corpus);
     summary(&s);
     if (strcmp(db, "none")) {
         char opts[128];

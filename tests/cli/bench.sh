@@ -7,7 +7,9 @@ set -u
 
 mkdir -p "$T/data/idealloc"
 cp bench/data/idealloc/resnet50.csv "$T/data/idealloc/"
-expect_rc 0 "$M" bench --db "$T/b.db" --data "$T/data" --max-tensors 1000 --repeat 2
+mkdir -p "$T/corpus/examples"
+cp corpus/examples/model.mpg "$T/corpus/examples/"
+expect_rc 0 "$M" bench --db "$T/b.db" --data "$T/data" --corpus "$T/corpus" --max-tensors 1000 --repeat 2
 cp "$T/out" "$T/table"
 for p in mixed chain wide encdec transformer inplace-chain view-chain many-devices many-pools wide-node many-conds deep; do
     for n in 100 1000; do
@@ -19,15 +21,20 @@ done
 grep -q '^| resnet50 | 1042 | opt | 1515472556 | 1515472556 | 1.0000 | ' "$T/table" && ok ||
     bad "resnet50: $(grep resnet50 "$T/table")"
 grep -q 'minimalloc/A.1048576.csv: cannot open' "$T/err" && ok || bad "missing instance not reported"
+# the corpus's models, every planner
+for a in greedy opt tflm bestfit; do
+    grep -q "^| examples/model | 22 | $a | [0-9]* | 9895936 | " "$T/table" && ok || bad "examples/model $a: $(grep examples/model "$T/table")"
+done
+grep -q "^| examples/model | 22 | naive | refused | " "$T/table" && ok || bad "naive has no in-place tensors"
 grep -q '^- chain: mean ratio opt 1.0000, greedy ' "$T/table" && ok || bad "chain target line"
-grep -q '^- opt above greedy: 0 of 25 cases$' "$T/table" && ok || bad "opt above greedy"
+grep -q '^- opt above greedy: 0 of 26 cases$' "$T/table" && ok || bad "opt above greedy"
 grep -q '^- invalid plans: 0$' "$T/table" && ok || bad "invalid plans"
 grep -q "^recorded as bench run 1 in $T/b.db\$" "$T/table" && ok || bad "not recorded"
 
 # every plan is a row of the store, greedy and opt side by side
 expect_rc 0 "$M" report --db "$T/b.db" --format csv
-grep -q '^quality,1,.*,bench,.*,greedy,25,25,0,0,' "$T/out" && ok || bad "greedy rows: $(head -3 "$T/out")"
-grep -q '^quality,1,.*,bench,.*,opt,25,25,0,0,1.0000,1.0000,' "$T/out" && ok || bad "opt rows: $(head -3 "$T/out")"
+grep -q '^quality,1,.*,bench,.*,greedy,26,26,0,0,' "$T/out" && ok || bad "greedy rows: $(head -3 "$T/out")"
+grep -q '^quality,1,.*,bench,.*,opt,26,26,0,0,1.0000,1.0000,' "$T/out" && ok || bad "opt rows: $(head -3 "$T/out")"
 
 # bad arguments: exit 2, nothing run, no database made
 expect_rc 2 "$M" bench --db "$T/c.db" --repeat 0
