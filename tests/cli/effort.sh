@@ -40,11 +40,13 @@ for c in corpus/effort/*.csv; do
     x=$(total "$g" --exact --exact-ms 1)
     [ "$x" -le "$h" ] && ok || bad "$c: --exact gives $x bytes, the heuristic alone $h"
 done
-for x in D J; do
-    g=$T/$x.mpg
-    expect_rc 0 "$M" import-csv "bench/data/minimalloc/$x.1048576.csv" -o "$g"
-    ladder "$g" budget-ms "--exact --exact-ms 10000" 20 5000 60000
-    ladder "$g" exact-ms "--exact" 2000 10000 20000
+# the budgets where 1.5.0 gave more bytes for more effort (each run here
+# is some 35 s under the sanitizers: the ladders stay short)
+for x in "D 60000" "J 5000"; do
+    set -- $x
+    g=$T/$1.mpg
+    expect_rc 0 "$M" import-csv "bench/data/minimalloc/$1.1048576.csv" -o "$g"
+    ladder "$g" budget-ms "--exact --exact-ms 10000" 20 "$2"
 done
 echo "effort: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
