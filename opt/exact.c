@@ -528,10 +528,9 @@ static uint64_t found_peak(const xs *x, const pk_item *items, uint32_t n) {
     return peak;
 }
 
-/* The layout the search found, written back; returns its peak. */
-static uint64_t write_back(const xs *x, pk_item *items, uint32_t n, const uint32_t *map) {
+/* The layout the search found, written back into items[]. */
+static void write_back(const xs *x, pk_item *items, const uint32_t *map) {
     for (uint32_t i = 0; i < x->n; i++) items[map[i]].offset = x->it[i].off;
-    return found_peak(x, items, n);
 }
 
 /* What the capacity search knows.  `best` is the lowest capacity of a
@@ -570,7 +569,10 @@ static void bisect_pass(xs *x, pk_item *items, uint32_t n, const uint32_t *map, 
         *cut = used >= *cut ? 0 : *cut - used;
         if (st == X_FOUND) {
             bs->best = found_peak(x, items, n);
-            if (bs->best < bs->out) bs->out = write_back(x, items, n, map);
+            if (bs->best < bs->out) {
+                write_back(x, items, map);
+                bs->out = bs->best;
+            }
         } else {
             if (st == X_NONE && cap + 1 > bs->lo) bs->lo = cap + 1;
             lo = cap + 1;

@@ -147,17 +147,15 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
 }
 
 /* Node i of a graph whose nodes carry span= covers time units [T(i),
- * T(i+1)); an item over nodes s..e covers T(s) .. T(s+1..e+1) - 1.  The map
- * is increasing, so it keeps every overlap, and it gives lifetimes their
- * real lengths, which the packer's orderings weigh (an imported CSV's
- * nodes are its distinct times: without the gaps between them its widths
- * would be ranks).  Returns the items in time units, or NULL: no span, a
- * total past 2^30 (the packer's coordinates are int32), or an item outside
- * the graph's nodes. */
-static pk_item *timed_items(const mp_graphdef *g, const itemv *iv) {
-    uint64_t *t = mp_graph_times(g);
-    if (!t) return NULL;
-    bool fits = t[g->n_nodes] <= (UINT64_C(1) << 30);
+ * T(i+1)) (G->time); an item over nodes s..e covers T(s) .. T(e+1) - 1.
+ * The map is increasing, so it keeps every overlap, and it gives lifetimes
+ * their real lengths, which the packer's orderings weigh (an imported
+ * CSV's nodes are its distinct times: without the gaps between them its
+ * widths would be ranks).  Returns the items in time units, or NULL: no
+ * times, no items, or an item outside the graph's nodes. */
+static pk_item *timed_items(const ograph *G, const mp_graphdef *g, const itemv *iv) {
+    const uint64_t *t = G->time;
+    bool fits = t && iv->n;
     for (size_t k = 0; k < iv->n && fits; k++)
         fits = iv->v[k].start >= 0 && iv->v[k].start <= iv->v[k].end && iv->v[k].end < (int32_t)g->n_nodes;
     pk_item *v = fits ? mp_xmalloc((iv->n + 1) * sizeof *v) : NULL;
@@ -166,7 +164,6 @@ static pk_item *timed_items(const mp_graphdef *g, const itemv *iv) {
         v[k].start = (int32_t)t[iv->v[k].start];
         v[k].end = (int32_t)(t[iv->v[k].end + 1] - 1);
     }
-    mp_xfree(t);
     return v;
 }
 
@@ -322,7 +319,7 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
         }
     }
     pk_stats st;
-    pk_item *timed = timed_items(g, &iv), *node_items = iv.v;
+    pk_item *timed = timed_items(G, g, &iv), *node_items = iv.v;
     if (timed) iv.v = timed;
     uint64_t peak = pack_items(c, &iv, quick, &st);
     if (timed) { /* the offsets back onto the items in node units */

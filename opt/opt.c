@@ -76,6 +76,11 @@ static void index_graph(ograph *G, const mp_graphdef *g) {
         if (g->nodes[i].sub[0] >= 0) G->cf_nodes[G->n_cf++] = i;
     G->slot = mp_xmalloc((g->n_tensors + 1) * sizeof *G->slot);
     for (uint32_t t = 0; t < g->n_tensors; t++) G->slot[t] = -1;
+    G->time = mp_graph_times(g);
+    if (G->time && G->time[g->n_nodes] > (UINT64_C(1) << 30)) {
+        mp_xfree(G->time);
+        G->time = NULL;
+    }
 }
 
 static int prepare(octx *c, uint32_t gi) {
@@ -237,6 +242,7 @@ static void free_ctx(octx *c) {
         mp_xfree(G->buf_specs);
         mp_xfree(G->cf_nodes);
         mp_xfree(G->slot);
+        mp_xfree(G->time);
     }
     mp_xfree(c->g);
     mp_xfree(c->reach);

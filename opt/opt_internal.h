@@ -33,6 +33,10 @@ typedef struct ograph {
     uint32_t *buf_start, *buf_specs, n_own_buf;
     uint32_t *cf_nodes, n_cf;
     int32_t *slot;    /* scratch per tensor, -1 between uses */
+    /* per node, the time it starts at when its nodes carry span= and the
+     * total fits the packer's int32 coordinates (mp_graph_times), or NULL:
+     * once per graph, not per buffer (1,024 pools of a 10^6-node graph) */
+    uint64_t *time;
 } ograph;
 
 /* The whole program being planned. */
