@@ -23,16 +23,18 @@ typedef struct plan_call {
     const mp_planner *pl;
     mp_err *err;
     mp_plan *plan;
+    mp_plan_fn fn; /* the planner's plan function: its `plan`, or its bare one */
+    bool alone;    /* mp_plan_program_alone: nothing added around fn */
 } plan_call;
 
-/* ExecuTorch's plan (by planner pl) when it is valid and not wasteful,
- * else NULL. */
-static mp_plan *valid_et_plan(const plan_call *c, const mp_planner *pl) {
+/* ExecuTorch's plan (by planner `algo`) when it is valid and not
+ * wasteful, else NULL. */
+static mp_plan *valid_et_plan(const plan_call *c, uint32_t algo) {
     mp_options et = *c->opts;
     et.et_exact = true;
-    et.algo = (uint32_t)(pl - mp_planner_get(0));
+    et.algo = algo;
     mp_err err;
-    mp_plan *plan = pl->plan(c->prog, &et, &err);
+    mp_plan *plan = mp_planner_get(algo)->plan(c->prog, &et, &err);
     if (!plan) return NULL;
     mp_verify_report r;
     bool keep = mp_verify(c->prog, plan, &r, &err) == MP_OK && r.n_warnings == 0;
@@ -51,12 +53,13 @@ static mp_plan *valid_et_plan(const plan_call *c, const mp_planner *pl) {
  * the net does not see: where that one is smaller, it is the answer, under
  * the planner's name (found by the harness: corpus/regressions). */
 static void no_worse_than_et(plan_call *c) {
-    const mp_planner *ref = NULL;
-    for (uint32_t i = 0; i < mp_planner_count() && !ref; i++)
-        if (mp_planner_get(i)->caps & MP_CAP_REFERENCE) ref = mp_planner_get(i);
+    uint32_t ref = 0;
+    while (ref < mp_planner_count() && !(mp_planner_get(ref)->caps & MP_CAP_REFERENCE)) ref++;
     uint64_t n = 0;
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) n += c->prog->graphs[gi].n_tensors;
-    if (!ref || !(ref->caps & MP_CAP_ET_EXACT) || c->opts->et_exact || n > MP_NO_WORSE_TENSORS) return;
+    if (ref == mp_planner_count() || !(mp_planner_get(ref)->caps & MP_CAP_ET_EXACT) || c->opts->et_exact ||
+        n > MP_NO_WORSE_TENSORS)
+        return;
     mp_plan *et = valid_et_plan(c, ref);
     if (!et || mp_plan_total_bytes(et) >= mp_plan_total_bytes(c->plan)) {
         mp_plan_free(et);
@@ -72,12 +75,14 @@ static void no_worse_than_et(plan_call *c) {
 static int plan_work(void *ctx) {
     plan_call *c = ctx;
     if (c->prog->n_entries > 1) { /* several methods: each on its own, shared state in one place */
-        c->plan = mp_plan_methods(c->prog, c->opts, c->pl->plan, c->err);
+        c->plan = mp_plan_methods(c->prog, c->opts, c->fn, c->err);
         return c->plan ? MP_OK : c->err->code;
     }
-    c->plan = c->pl->plan(c->prog, c->opts, c->err);
+    c->plan = c->fn(c->prog, c->opts, c->err);
     if (!c->plan) return c->err->code;
-    mp_plan *et = (c->pl->caps & MP_CAP_ET_EXACT) && !c->opts->et_exact ? valid_et_plan(c, c->pl) : NULL;
+    if (c->alone) return MP_OK;
+    bool et_mode = (c->pl->caps & MP_CAP_ET_EXACT) && !c->opts->et_exact;
+    mp_plan *et = et_mode ? valid_et_plan(c, c->opts->algo) : NULL;
     if (et) {
         mp_plan_free(c->plan);
         c->plan = et;
@@ -86,7 +91,9 @@ static int plan_work(void *ctx) {
     return MP_OK;
 }
 
-mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err *err) {
+/* The options checked against the planner's abilities, then the planner
+ * run under the allocation guard. */
+static mp_plan *plan_checked(const mp_program *prog, const mp_options *opts, bool alone, mp_err *err) {
     mp_err_clear(err);
     const mp_planner *pl = mp_planner_get(opts->algo);
     if (!pl) {
@@ -116,7 +123,15 @@ mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err 
                    "pools of one device)");
         return NULL;
     }
-    plan_call c = {prog, &o, pl, err, NULL};
+    plan_call c = {prog, &o, pl, err, NULL, alone ? mp_planner_alone(opts->algo) : pl->plan, alone};
     if (mp_guard_run(err, plan_work, &c) != MP_OK) return NULL;
     return c.plan;
+}
+
+mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err *err) {
+    return plan_checked(prog, opts, false, err);
+}
+
+mp_plan *mp_plan_program_alone(const mp_program *prog, const mp_options *opts, mp_err *err) {
+    return plan_checked(prog, opts, true, err);
 }

@@ -159,6 +159,16 @@ bool mp_methods_share(const mp_program *p);
 mp_plan *mp_plan_methods(const mp_program *p, const mp_options *o,
                          mp_plan *(*plan)(const mp_program *, const mp_options *, mp_err *), mp_err *err);
 
+/* A planner's own plan: mp_plan_program's checks of the options and its
+ * guard, without what it adds around the planner (ExecuTorch's plan in
+ * place of the repaired one where valid; opt's greedy safety net and its
+ * fallback past 64 bits).  Fuzz target "plan" verifies these, so that a
+ * wrong layout the additions would have replaced is still seen. */
+mp_plan *mp_plan_program_alone(const mp_program *prog, const mp_options *opts, mp_err *err);
+/* The planner table's bare plan function of planner i (its `plan` where it
+ * adds nothing around itself), NULL past the end (api/planners.c). */
+mp_plan_fn mp_planner_alone(uint32_t i);
+
 static inline bool mp_tok_is(mp_tok t, const char *s) {
     size_t n = strlen(s);
     return t.n == n && memcmp(t.s, s, n) == 0;

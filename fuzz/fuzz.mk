@@ -12,6 +12,8 @@
 #   make fuzz-seeds                          raw seeds into the working corpora
 #   FORK=N make fuzz ...                     libFuzzer fork mode: N workers,
 #                                            going on after crashes
+#   make fuzz TARGET=plan SAN=none           libFuzzer without sanitizers
+#                                            (recorded as libfuzzer-nosan)
 #   make fuzz-ci [FUZZ_CI_SECONDS=30]        replay every corpus under ASan+
 #                                            UBSan, then each target briefly
 #   make fuzz-coverage                       line coverage the corpus reaches
@@ -53,7 +55,7 @@ FUZZ_BASE = $(STD) $(WARN) $(INC) -Ifuzz
 define FUZZ_CONFIG
 $(FZ)/$(1)/obj/%.o: %.c $(HDRS) $(FUZZ_HDRS)
 	@mkdir -p $$(dir $$@)
-	$(2) $$(FUZZ_BASE) $(3) -c $$< -o $$@
+	$(2) $$(FUZZ_BASE) $(3) $$(FUZZ_OBJ_FLAGS) -c $$< -o $$@
 $(FZ)/$(1)/libmemplan.a: $(LIB_SRC:%.c=$(FZ)/$(1)/obj/%.o) $(TOOLS_SRC:%.c=$(FZ)/$(1)/obj/%.o)
 	@rm -f $$@
 	ar rcs $$@ $$^
@@ -67,6 +69,17 @@ comma := ,
 # libFuzzer, ASan, UBSan
 $(eval $(call FUZZ_CONFIG,libfuzzer,$(FUZZ_CC),-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN),\
   -fsanitize=fuzzer,fuzz,))
+# libFuzzer without sanitizers (SAN=none): the oracles' assertions only,
+# at three to four times the speed; memory errors in what it finds are
+# caught when the corpus is replayed under ASan and UBSan (make test,
+# fuzz-ci), so its inputs are merged into corpus/ as any others.
+$(eval $(call FUZZ_CONFIG,fast,$(FUZZ_CC),-O1 -g -fsanitize=fuzzer-no-link,-fsanitize=fuzzer,fuzz,))
+# No comparison tracing inside the planners: their comparisons are of
+# sizes and offsets they derived, which the fuzzer cannot steer byte by
+# byte (the decoder and the parsers, which read the input, keep it), and
+# the tracing callbacks were half of target "plan"'s time (sorting, sweeps).
+$(FZ)/libfuzzer/obj/opt/%.o $(FZ)/libfuzzer/obj/ref/%.o $(FZ)/fast/obj/opt/%.o $(FZ)/fast/obj/ref/%.o: \
+  FUZZ_OBJ_FLAGS := -fno-sanitize-coverage=trace-cmp
 # AFL++: libAFLDriver (-fsanitize=fuzzer) runs LLVMFuzzerTestOneInput in
 # persistent mode over shared memory; ASan and UBSan as for libFuzzer.
 $(eval $(call FUZZ_CONFIG,afl,AFL_QUIET=1 $(AFL_CC),-O1 -g $(FUZZ_SAN),-fsanitize=fuzzer,fuzz,))
@@ -78,7 +91,7 @@ $(eval $(call FUZZ_CONFIG,cov,$(FUZZ_CC),-O0 -g -fprofile-instr-generate -fcover
   $(FZ)/cov/obj/fuzz/replay.o))
 
 # the objects the binaries are linked from are kept (no intermediate files)
-.SECONDARY: $(foreach c,libfuzzer afl cmplog cov,$(FZ)/$(c)/obj/fuzz/brute.o $(FZ)/$(c)/obj/fuzz/replay.o \
+.SECONDARY: $(foreach c,libfuzzer fast afl cmplog cov,$(FZ)/$(c)/obj/fuzz/brute.o $(FZ)/$(c)/obj/fuzz/replay.o \
   $(FUZZ_TARGETS:%=$(FZ)/$(c)/obj/fuzz/fuzz_%.o))
 
 .PHONY: fuzz fuzz-afl fuzz-merge fuzz-seeds fuzz-ci fuzz-coverage fuzz-build fuzz-check-target fuzz-campaign
@@ -95,8 +108,14 @@ fuzz-check-target:
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FZ)/libfuzzer/fuzz-%)
 
-fuzz: fuzz-check-target $(FZ)/libfuzzer/fuzz-$(TARGET) $(B)/memplan
-	FORK=$(FORK) sh fuzz/run-libfuzzer.sh $(TARGET) $(SECONDS) $(FZ)/libfuzzer/fuzz-$(TARGET) $(DB) $(B)/memplan
+# SAN=none: the build without sanitizers (config "fast" above)
+SAN ?= address
+FUZZ_LF_DIR = $(if $(filter none,$(SAN)),fast,libfuzzer)
+
+fuzz: fuzz-check-target $(FZ)/$(FUZZ_LF_DIR)/fuzz-$(TARGET) $(B)/memplan
+	@case "$(SAN)" in address|none) ;; *) echo "SAN must be address or none" >&2; exit 2;; esac
+	FORK=$(FORK) ENGINE=$(if $(filter none,$(SAN)),libfuzzer-nosan,libfuzzer) sh fuzz/run-libfuzzer.sh \
+	  $(TARGET) $(SECONDS) $(FZ)/$(FUZZ_LF_DIR)/fuzz-$(TARGET) $(DB) $(B)/memplan
 
 fuzz-afl: fuzz-check-target $(FZ)/afl/fuzz-$(TARGET) $(FZ)/cmplog/fuzz-$(TARGET) $(B)/memplan
 	sh fuzz/run-afl.sh $(TARGET) $(SECONDS) $(JOBS) $(FZ)/afl/fuzz-$(TARGET) \

@@ -14,6 +14,9 @@
 # -ignore_crashes=1): N worker processes, and the campaign goes on after a
 # crash, so a known open bug does not end it.
 #
+# ENGINE in the environment names the engine on record (default
+# "libfuzzer"; make fuzz SAN=none: "libfuzzer-nosan").
+#
 # --ci: a fresh corpus from corpus/TARGET each time, nothing kept, exit 1
 # when the campaign found a crash.
 set -u
@@ -87,7 +90,7 @@ if [ "$rc" != 0 ] && [ "$crashes" = 0 ]; then
     tail -20 "$log" >&2
     exit 1
 fi
-echo "fuzz: $target libfuzzer ${elapsed}s: $execs executions ($rate/s), corpus $corp, cov $cov edges, $crashes crash(es)"
+echo "fuzz: $target ${ENGINE:-libfuzzer} ${elapsed}s: $execs executions ($rate/s), corpus $corp, cov $cov edges, $crashes crash(es)"
 if [ "$crashes" != 0 ]; then
     grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz: )' "$log" | head -5
     for f in $(findings | head -"$((crashes < 5 ? crashes : 5))"); do
@@ -106,7 +109,7 @@ if [ "$crashes" != 0 ]; then
     echo "fuzz: minimize one and file it into the corpus: sh fuzz/minimize.sh $target FILE NAME"
 fi
 if [ "$db" != none ]; then
-    "$memplan" record-campaign --db "$db" --target "$target" --engine libfuzzer --seconds "$elapsed" \
+    "$memplan" record-campaign --db "$db" --target "$target" --engine "${ENGINE:-libfuzzer}" --seconds "$elapsed" \
         --executions "$execs" --corpus-size "$corp" --coverage "$cov" --crashes "$crashes" \
         --started "$started" || exit 1
 fi

@@ -356,6 +356,10 @@ mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_
     return plan ? safety_net(prog, o, plan) : NULL;
 }
 
+mp_plan *mp_opt_plan_alone(const mp_program *prog, const mp_options *o, mp_err *err) {
+    return drive(prog, o, MP_OPT_LAZY, NULL, "opt", err);
+}
+
 mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
     return mp_opt_plan_effort(prog, o, MP_OPT_LAZY, err);
 }

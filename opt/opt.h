@@ -21,6 +21,11 @@ mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err);
 mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
                             mp_err *err);
 
+/* opt's own layout (MP_OPT_LAZY): no greedy safety net, no fallback past
+ * 64 bits, so a layout the net would have replaced is still seen
+ * (mp_plan_program_alone: the planner table's bare function for opt). */
+mp_plan *mp_opt_plan_alone(const mp_program *prog, const mp_options *o, mp_err *err);
+
 /* Place one buffer's items (pk_item: size, inclusive lifetime; fixed ones
  * stay where they are) so that no two live at once overlap; return the
  * peak (largest offset + size), UINT64_MAX past 64 bits. */

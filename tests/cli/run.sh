@@ -60,9 +60,13 @@ expect_rc 0 "$M" record-campaign --db "$T/camp.db" --seconds 2 $C
 expect_rc 2 "$M" record-campaign --db "$T/camp.db" --seconds -3 $C
 grep -q "bad value '-3' for --seconds" "$T/err" && ok || bad "record-campaign message: $(cat "$T/err")"
 expect_rc 2 "$M" record-campaign --db "$T/camp.db" --target planners --engine gdb --seconds 2
+expect_rc 0 "$M" record-campaign --db "$T/camp.db" --target plan --engine libfuzzer-nosan --seconds 4 \
+    --executions 8000 --corpus-size 5 --coverage 6 --crashes 0
 expect_rc 0 "$M" report --db "$T/camp.db" --format csv
 [ "$(grep -c ',planners,libfuzzer,2.0,1234,617,56,789,1$' "$T/out")" = 1 ] && ok ||
     bad "report lacks the one campaign: $(cat "$T/out")"
+grep -q ',plan,libfuzzer-nosan,4.0,8000,2000,5,6,0$' "$T/out" && ok ||
+    bad "report lacks the campaign without sanitizers: $(cat "$T/out")"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
