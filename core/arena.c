@@ -9,14 +9,22 @@ struct chunk {
     max_align_t data[]; /* payload, aligned for any type */
 };
 
+/* a block the arena took over (mp_arena_adopt), freed with it */
+struct adopted {
+    struct adopted *next;
+    void *block;
+};
+
 struct mp_arena {
     struct chunk *head;
+    struct adopted *adopted;
 };
 
 mp_arena *mp_arena_new(void) { return mp_xcalloc(1, sizeof(mp_arena)); }
 
 void mp_arena_free(mp_arena *a) {
     if (!a) return;
+    for (struct adopted *d = a->adopted; d; d = d->next) mp_xfree(d->block);
     for (struct chunk *c = a->head, *next; c; c = next) {
         next = c->next;
         mp_xfree(c);
@@ -53,4 +61,16 @@ void *mp_arena_memdup(mp_arena *a, const void *p, size_t n) {
     void *q = mp_arena_alloc(a, n);
     if (n) memcpy(q, p, n);
     return q;
+}
+
+void *mp_arena_adopt(mp_arena *a, void *p, size_t n) {
+    if (!p || !n) {
+        mp_xfree(p);
+        return mp_arena_alloc(a, 0);
+    }
+    struct adopted *d = mp_arena_alloc(a, sizeof *d); /* before: it may fail */
+    d->block = mp_xrealloc(p, n);
+    d->next = a->adopted;
+    a->adopted = d;
+    return d->block;
 }

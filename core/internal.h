@@ -18,6 +18,10 @@ void mp_arena_free(mp_arena *a);
 void *mp_arena_alloc(mp_arena *a, size_t n);
 char *mp_arena_strndup(mp_arena *a, const char *s, size_t n);
 void *mp_arena_memdup(mp_arena *a, const void *p, size_t n);
+/* The arena takes over block p (from mp_xmalloc or mp_xrealloc), shrunk to
+ * n bytes, and frees it with itself: a large array handed over without a
+ * copy.  Returns the block (an arena allocation when n is 0). */
+void *mp_arena_adopt(mp_arena *a, void *p, size_t n);
 
 /* --- allocation (alloc.c): never returns NULL.  Inside mp_guard_run a
  * failure unwinds to the guard, which frees what the work allocated and
@@ -63,6 +67,15 @@ void mp_strmap_free(mp_strmap *m);
 /* Returns the existing value, or inserts `val` and returns -1. */
 int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val);
 int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len);
+/* Room for n keys in all without growing (rehashing every key on each
+ * doubling was a fifth of a 10^7-tensor parse). */
+void mp_strmap_reserve(mp_strmap *m, size_t n);
+/* Lookups in two steps, so that a caller with several keys in hand can
+ * start every key's cache miss before waiting on the first: the hash and
+ * a prefetch of its slot, then the lookup with that hash. */
+uint32_t mp_strmap_hash(const char *key, size_t len);
+void mp_strmap_prefetch(const mp_strmap *m, uint32_t hash);
+int32_t mp_strmap_get_hashed(const mp_strmap *m, const char *key, size_t len, uint32_t hash);
 
 /* --- the graph writer's pieces (graph/write.c), shared by every writer of
  * .mpg text (the generator, the fuzz decoder) */

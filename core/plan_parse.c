@@ -24,7 +24,9 @@ typedef struct pp {
     mp_graph_plan *cur;
     size_t acap, fcap;
     bool have_buffers, have_devices;
-    mp_strmap names; /* tensor names of cur's graph */
+    mp_strmap names;  /* tensor names of cur's graph, built at the first miss */
+    bool names_built;
+    int32_t last;     /* the tensor the last name resolved to, or -1 */
 } pp;
 
 static int pfail(pp *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -143,8 +145,34 @@ static int options_line(pp *p, mp_tok *tk, int nt) {
     return MP_OK;
 }
 
+/* How far past the last name a plan's next name is looked for before the
+ * map: plans list their tensors in graph order, skipping those they do not
+ * place (a run of constants, a sub-graph's operands). */
+#define LOOKAHEAD 16
+
+static bool is_name(const char *name, mp_tok t) {
+    return strnlen(name, t.n + 1) == t.n && memcmp(name, t.s, t.n) == 0;
+}
+
+/* The tensor a plan line names, or -1.  The next few tensors after the
+ * last one found are tried first: for plans in graph order (all that
+ * memplan writes) the map of every name is never built, which at 10^7
+ * tensors is 0.8 GB and a cache miss a line.  Names are unique within a
+ * graph, so a match is the answer the map would give. */
 static int32_t lookup(pp *p, mp_tok name) {
-    return p->cur->graph >= 0 ? mp_strmap_get(&p->names, name.s, name.n) : -1;
+    if (p->cur->graph < 0) return -1;
+    const mp_graphdef *gd = &p->prog->graphs[p->cur->graph];
+    for (int32_t i = p->last + 1; i <= p->last + LOOKAHEAD && i < (int32_t)gd->n_tensors; i++)
+        if (is_name(gd->tensors[i].name, name)) return p->last = i;
+    if (!p->names_built) {
+        mp_strmap_reserve(&p->names, gd->n_tensors);
+        for (uint32_t i = 0; i < gd->n_tensors; i++)
+            mp_strmap_put(&p->names, gd->tensors[i].name, strlen(gd->tensors[i].name), (int32_t)i);
+        p->names_built = true;
+    }
+    int32_t t = mp_strmap_get(&p->names, name.s, name.n);
+    if (t >= 0) p->last = t;
+    return t;
 }
 
 static int open_block(pp *p, mp_tok *tk, int nt) {
@@ -168,12 +196,8 @@ static int open_block(pp *p, mp_tok *tk, int nt) {
     p->have_buffers = p->have_devices = false;
     mp_strmap_free(&p->names);
     mp_strmap_init(&p->names);
-    if (g->graph >= 0) {
-        const mp_graphdef *gd = &p->prog->graphs[g->graph];
-        for (uint32_t i = 0; i < gd->n_tensors; i++)
-            mp_strmap_put(&p->names, gd->tensors[i].name,
-                          strlen(gd->tensors[i].name), (int32_t)i);
-    }
+    p->names_built = false;
+    p->last = -1;
     return MP_OK;
 }
 

@@ -5,7 +5,7 @@
  * Invariant: cap is a power of two and count < cap / 2. */
 #include "internal.h"
 
-static uint32_t hash(const char *s, size_t n) {
+uint32_t mp_strmap_hash(const char *s, size_t n) {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++) {
         h ^= (unsigned char)s[i];
@@ -32,9 +32,10 @@ static size_t slot(const mp_strmap *m, const char *key, size_t len, uint32_t h) 
     }
 }
 
-static void grow(mp_strmap *m) {
+/* Rehash into cap slots (a power of two, more than twice the count). */
+static void rehash(mp_strmap *m, size_t cap) {
     mp_strmap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 64;
+    m->cap = cap;
     m->e = mp_xcalloc(m->cap, sizeof *m->e);
     for (size_t i = 0; i < old.cap; i++)
         if (old.e[i].key) m->e[slot(m, old.e[i].key, old.e[i].len, old.e[i].hash)] = old.e[i];
@@ -42,8 +43,8 @@ static void grow(mp_strmap *m) {
 }
 
 int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val) {
-    if ((m->count + 1) * 2 > m->cap) grow(m);
-    uint32_t h = hash(key, len);
+    if ((m->count + 1) * 2 > m->cap) rehash(m, m->cap ? m->cap * 2 : 64);
+    uint32_t h = mp_strmap_hash(key, len);
     mp_strmap_entry *e = &m->e[slot(m, key, len, h)];
     if (e->key) return e->val;
     *e = (mp_strmap_entry){key, (uint32_t)len, h, val};
@@ -52,7 +53,21 @@ int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val) {
 }
 
 int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len) {
+    return mp_strmap_get_hashed(m, key, len, mp_strmap_hash(key, len));
+}
+
+int32_t mp_strmap_get_hashed(const mp_strmap *m, const char *key, size_t len, uint32_t hash) {
     if (!m->cap) return -1;
-    const mp_strmap_entry *e = &m->e[slot(m, key, len, hash(key, len))];
+    const mp_strmap_entry *e = &m->e[slot(m, key, len, hash)];
     return e->key ? e->val : -1;
+}
+
+void mp_strmap_prefetch(const mp_strmap *m, uint32_t hash) {
+    if (m->cap) __builtin_prefetch(&m->e[hash & (m->cap - 1)]);
+}
+
+void mp_strmap_reserve(mp_strmap *m, size_t n) {
+    size_t cap = m->cap ? m->cap : 64;
+    while ((n + 1) * 2 > cap && cap <= SIZE_MAX / 4) cap *= 2;
+    if (cap > m->cap) rehash(m, cap);
 }

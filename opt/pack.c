@@ -733,29 +733,36 @@ uint64_t mp_pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats 
         return solve_rest(items, n, prm, st);
     }
     /* the universal items stacked at the bottom in input order, the rest
-     * laid out above them */
-    pk_item *rest = mp_xmalloc((n - n_uni + 1) * sizeof *rest);
-    uint32_t *where = mp_xmalloc((n - n_uni + 1) * sizeof *where), m = 0;
+     * laid out above them.  The rest are moved to the front in place (the
+     * universal ones saved aside), then put back: a copy of the rest was
+     * 0.25 GB at the plan's peak at 10^7 tensors. */
+    pk_item *saved = mp_xmalloc((n_uni + 1) * sizeof *saved);
+    uint32_t m = 0, u = 0;
     uint64_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (uni[i]) {
             items[i].offset = at;
             at = mp_sat_add_u64(at, items[i].size);
+            saved[u++] = items[i];
         } else {
-            where[m] = i;
-            rest[m++] = items[i];
+            items[m++] = items[i]; /* m <= i: forward, nothing overwritten unread */
         }
     }
-    uint64_t peak = solve_rest(rest, m, prm, st);
-    for (uint32_t j = 0; j < m; j++)
-        items[where[j]].offset = rest[j].size ? mp_sat_add_u64(rest[j].offset, base) : 0;
+    uint64_t peak = solve_rest(items, m, prm, st);
+    for (uint32_t i = n; i-- > 0;) { /* backward: the rest's slot m - 1 <= i */
+        if (uni[i]) {
+            items[i] = saved[--u];
+        } else {
+            items[i] = items[--m];
+            items[i].offset = items[i].size ? mp_sat_add_u64(items[i].offset, base) : 0;
+        }
+    }
     /* the rest's optimum plus the stack is the whole optimum */
     st->peak = peak = mp_sat_add_u64(peak, base);
     st->proved_bound = mp_sat_add_u64(st->proved_bound, base);
     st->lower_bound = mp_pk_lower_bound(items, n);
     if (peak == st->lower_bound) st->optimal = true;
-    mp_xfree(rest);
-    mp_xfree(where);
+    mp_xfree(saved);
     mp_xfree(uni);
     return peak;
 }

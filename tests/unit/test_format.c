@@ -446,3 +446,41 @@ Test(format, a_million_tensors_parse) {
     mp_program_free(p);
     mp_buf_free(&b);
 }
+
+/* Plan lines name tensors in any order: the parser looks a few tensors
+ * past the last one first and falls back to a map of every name; both
+ * must find the same tensors (names in graph order, reversed, and 40
+ * apart, past the look-ahead). */
+Test(format, plan_names_resolve_in_any_order) {
+    mp_buf g;
+    mp_buf_init(&g);
+    mp_buf_puts(&g, "memplan-graph 1\ngraph main\n");
+    for (int i = 0; i < 100; i++) mp_buf_printf(&g, "tensor t%d 16\n", i);
+    for (int i = 0; i < 100; i++) mp_buf_printf(&g, "node placeholder out=t%d\n", i);
+    mp_buf_puts(&g, "node output in=t0\nend\n");
+    mp_err err;
+    mp_program *p = mp_graph_parse(g.data, g.len, "g.mpg", &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    static const int steps[3] = {1, -1, 41};
+    for (int k = 0; k < 3; k++) {
+        mp_buf t;
+        mp_buf_init(&t);
+        mp_buf_puts(&t, "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 "
+                        "per_device=0 algo=opt\ngraph main\nbuffers 0 1600\ndevices cpu:0 cpu:0\n");
+        for (int q = 0, i = steps[k] < 0 ? 99 : 0; q < 100; q++, i = (i + steps[k] + 100) % 100)
+            mp_buf_printf(&t, "alloc t%d mem_id=1 obj=%d offset=%d size=16 life=0,0\n", i, i, 16 * i);
+        mp_buf_puts(&t, "end\n");
+        mp_plan *plan = mp_plan_parse(t.data, t.len, "p.mpp", p, &err);
+        cr_assert_not_null(plan, "step %d: %s", steps[k], err.msg);
+        cr_assert_eq(plan->graphs[0].n_allocs, 100);
+        for (uint32_t a = 0; a < 100; a++) {
+            const mp_alloc *al = &plan->graphs[0].allocs[a];
+            cr_assert_eq(al->tensor, (int32_t)(al->offset / 16), "step %d: %s resolved to %d", steps[k],
+                         al->name, al->tensor);
+        }
+        mp_plan_free(plan);
+        mp_buf_free(&t);
+    }
+    mp_program_free(p);
+    mp_buf_free(&g);
+}

@@ -376,3 +376,59 @@ Test(library, peers_place_the_largest_first) {
         cr_assert_eq(peak, 60);
     }
 }
+
+/* Inside a guard a large freed block is kept and handed to the next large
+ * request of about its size; one much larger or smaller is resized from
+ * it; the guard frees what it still keeps (the sanitizers' leak check
+ * would see it otherwise). */
+typedef struct kept_call {
+    void *first, *again, *bigger;
+} kept_call;
+
+static int kept_work(void *ctx) {
+    kept_call *k = ctx;
+    const size_t mb = (size_t)1 << 20;
+    k->first = mp_xmalloc(40 * mb);
+    memset(k->first, 1, 40 * mb);
+    mp_xfree(k->first);
+    k->again = mp_xcalloc(40 * mb - 1000, 1);
+    for (size_t i = 0; i < 40 * mb - 1000; i += 4096) cr_assert_eq(((unsigned char *)k->again)[i], 0);
+    mp_xfree(k->again);
+    k->bigger = mp_xmalloc(100 * mb);
+    memset(k->bigger, 2, 100 * mb);
+    mp_xfree(k->bigger);
+    return MP_OK;
+}
+
+Test(library, large_blocks_are_reused_inside_a_guard) {
+    kept_call k = {0};
+    mp_err err;
+    cr_assert_eq(mp_guard_run(&err, kept_work, &k), MP_OK);
+    cr_assert_eq(k.again, k.first, "a 40 MB request did not reuse the 40 MB block just freed");
+}
+
+/* The name map: a reserved map takes that many keys without growing, and
+ * the two-step lookup finds what the one-step one does. */
+Test(library, name_map_reserve_and_hashed_lookups) {
+    mp_strmap m;
+    mp_strmap_init(&m);
+    mp_strmap_prefetch(&m, 123); /* an empty map: nothing to touch */
+    cr_assert_eq(mp_strmap_get_hashed(&m, "a", 1, mp_strmap_hash("a", 1)), -1);
+    mp_strmap_reserve(&m, 5000);
+    size_t cap = m.cap;
+    cr_assert_geq(cap, 10002);
+    static char names[5000][16];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(names[i], sizeof names[i], "t%d", i);
+        cr_assert_eq(mp_strmap_put(&m, names[i], strlen(names[i]), i), -1);
+    }
+    cr_assert_eq(m.cap, cap, "the map grew after reserving");
+    for (int i = 0; i < 5000; i++) {
+        uint32_t h = mp_strmap_hash(names[i], strlen(names[i]));
+        mp_strmap_prefetch(&m, h);
+        cr_assert_eq(mp_strmap_get_hashed(&m, names[i], strlen(names[i]), h), i);
+        cr_assert_eq(mp_strmap_get(&m, names[i], strlen(names[i])), i);
+    }
+    cr_assert_eq(mp_strmap_get(&m, "t5000", 5), -1);
+    mp_strmap_free(&m);
+}

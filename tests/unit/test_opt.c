@@ -5,6 +5,7 @@
 
 #include "opt.h"
 #include "pack.h"
+#include "sort.h"
 
 #define HDR "memplan-graph 1\n"
 
@@ -516,4 +517,37 @@ Test(opt, alone_is_the_layout_before_the_safety_net) {
         cr_assert_geq(alone_against_full(i), 0, "case %llu: alone below the full path", (unsigned long long)i);
     cr_assert_eq(alone_against_full(2011), 1, "case 2011: the safety net's plan, not opt's own");
     cr_assert_eq(alone_against_full(4614), 1, "case 4614: the safety net's plan, not opt's own");
+}
+
+/* The radix sorts against a comparison sort, on both of their paths: keys
+ * whose varying bits fit one word together (sort_packed, whose result is
+ * now permuted in place) and keys that do not (byte passes). */
+static int cmp_keyed(const void *a, const void *b) {
+    const pk_keyed *x = a, *y = b;
+    if (x->k1 != y->k1) return x->k1 > y->k1 ? -1 : 1;
+    if (x->k2 != y->k2) return x->k2 > y->k2 ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+Test(opt, radix_sorts_agree_with_a_comparison_sort) {
+    uint64_t s = 11;
+    for (int trial = 0; trial < 400; trial++) {
+        uint32_t n = 1 + (uint32_t)(xorshift(&s) % 3000);
+        int bits1 = (int)(xorshift(&s) % 64) + 1, bits2 = trial % 2 ? 3 : (int)(xorshift(&s) % 64) + 1;
+        pk_keyed *v = mp_xmalloc(n * sizeof *v), *w = mp_xmalloc(n * sizeof *w);
+        for (uint32_t q = 0; q < n; q++) {
+            uint64_t k1 = xorshift(&s), k2 = xorshift(&s);
+            v[q] = (pk_keyed){bits1 == 64 ? k1 : k1 & ((UINT64_C(1) << bits1) - 1) & ~UINT64_C(3),
+                              bits2 == 64 ? k2 : k2 & ((UINT64_C(1) << bits2) - 1), q};
+            if (q % 3 == 0 && q) v[q].k1 = v[q - 1].k1; /* ties decided by k2, then i */
+        }
+        memcpy(w, v, n * sizeof *v);
+        mp_pk_sort_desc(v, n);
+        qsort(w, n, sizeof *w, cmp_keyed);
+        for (uint32_t q = 0; q < n; q++)
+            cr_assert(v[q].i == w[q].i && v[q].k1 == w[q].k1 && v[q].k2 == w[q].k2,
+                      "trial %d (n %u, bits %d+%d): position %u", trial, n, bits1, bits2, q);
+        mp_xfree(v);
+        mp_xfree(w);
+    }
 }
