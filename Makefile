@@ -133,11 +133,15 @@ $(T)/unit: $(TEST_SRC) $(wildcard tests/unit/*.h) $(T)/libmemplan-tools.a $(T)/l
 # the metrics store.  BENCH_ARGS=--max-tensors 100000 for a shorter run.
 # Then the metrics store on a long history (1,000 runs of 1,000 cases;
 # BENCH_HISTORY_ARGS="--runs 100" for a shorter one), docs/metrics.md.
+# Then each stage (gen, plan, verify) as a user runs it, up to 10^6 tensors
+# (BENCH_STAGES_ARGS="--max-tensors 10000000": 10^7, some 4 GiB and a
+# minute).
 bench: $(B)/memplan
 	@mkdir -p results
 	$(B)/memplan bench --db results/metrics.db --data bench/data $(BENCH_ARGS)
 	$(B)/memplan bench --history $(BENCH_HISTORY_ARGS)
 	$(B)/memplan bench --map
+	$(B)/memplan bench --stages --db results/metrics.db $(BENCH_STAGES_ARGS)
 
 # ------------------------------------------------- ExecuTorch's planner
 # Re-record the corpus's ExecuTorch plans with ExecuTorch's own planner from

@@ -446,6 +446,7 @@ static const char BENCH_HELP[] =
     "                     [--limit S] [--repeat N]\n"
     "       memplan bench --history [--runs N] [--cases N] [--keep N]\n"
     "       memplan bench --map [--max-tensors N]\n"
+    "       memplan bench --stages [--max-tensors N] [--db FILE]\n"
     "\n"
     "Plan quality, planning time, peak memory and speed-up over greedy of\n"
     "every planner in the table, side by side: generated graphs of 10^2 ..\n"
@@ -472,14 +473,19 @@ static const char BENCH_HELP[] =
     "  --map             instead: planning over a memory map, generated graphs of\n"
     "                    10^3 .. 10^5 tensors (up to --max-tensors) with a fast\n"
     "                    bank of half their need: bytes per bank and the share of\n"
-    "                    size x lifetime spilled, plain fill against opt's order\n";
+    "                    size x lifetime spilled, plain fill against opt's order\n"
+    "  --stages          instead: `memplan gen`, `plan` (opt) and `verify` run as\n"
+    "                    processes on transformer graphs of 10^4 .. --max-tensors\n"
+    "                    tensors: wall time and peak resident set of each, and\n"
+    "                    its growth over the size 10x smaller; recorded (kind\n"
+    "                    \"stages\") unless --db none\n";
 
 int mp_cmd_bench(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan bench");
     const char *db = "results/metrics.db", *data = "bench/data", *corpus = "corpus", *arg;
     uint64_t max_tensors = 1000000, limit = 120, repeat = 3, runs = 1000, cases = 1000, keep = 100;
-    bool opt, history = false, map = false;
+    bool opt, history = false, map = false, stages = false;
     while ((arg = mp_args_next(&a, &opt))) {
         if (!opt) return mp_usage_error(a.cmd, "unexpected argument '%s'", arg);
         if (mp_args_is(&a, arg, "-h") || mp_args_is(&a, arg, "--help")) {
@@ -501,6 +507,8 @@ int mp_cmd_bench(int argc, char **argv) {
             history = true;
         } else if (mp_args_is(&a, arg, "--map")) {
             map = true;
+        } else if (mp_args_is(&a, arg, "--stages")) {
+            stages = true;
         } else if (mp_args_is(&a, arg, "--runs")) {
             if (!mp_args_u64(&a, "--runs", 1, 1000000, &runs)) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--cases")) {
@@ -513,6 +521,7 @@ int mp_cmd_bench(int argc, char **argv) {
     }
     if (history) return mp_bench_history(runs, cases, keep) ? MP_EIO : 0;
     if (map) return mp_bench_map(max_tensors) ? MP_EIO : 0;
+    if (stages) return mp_bench_stages(max_tensors, db) ? MP_EIO : 0;
     bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat, {{false}}};
     char started[32];
     mp_db_now(started, sizeof started);

@@ -36,6 +36,21 @@ expect_rc 0 "$M" report --db "$T/b.db" --format csv
 grep -q '^quality,1,.*,bench,.*,greedy,26,26,0,0,' "$T/out" && ok || bad "greedy rows: $(head -3 "$T/out")"
 grep -q '^quality,1,.*,bench,.*,opt,26,26,0,0,1.0000,1.0000,' "$T/out" && ok || bad "opt rows: $(head -3 "$T/out")"
 
+# the stages as a user runs them: three sizes, three stages, recorded and
+# reported; the bench's runs in the same database keep their quality rows
+expect_rc 0 "$M" bench --stages --max-tensors 100000 --db "$T/b.db"
+for n in 10000 100000; do
+    for st in gen plan verify; do
+        grep -q "^| transformer | $n | $st | [0-9.]* | [0-9]* | " "$T/out" && ok || bad "stage $st at $n: $(cat "$T/out")"
+    done
+done
+grep -q '^| transformer | 100000 | plan | [0-9.]* | [0-9]* | [0-9.]*x |$' "$T/out" && ok || bad "no growth column"
+expect_rc 0 "$M" report --db "$T/b.db" --format csv
+[ "$(grep -c '^stages,2,.*,transformer-[0-9]*,\(gen\|plan\|verify\),[0-9.]*,[0-9]*,ok$' "$T/out")" = 6 ] && ok ||
+    bad "stage rows: $(grep '^stages' "$T/out")"
+grep -q '^quality,2,' "$T/out" && bad "the stages run has quality rows" || ok
+grep -q '^quality,1,.*,opt,26,' "$T/out" && ok || bad "the bench's quality rows went"
+
 # bad arguments: exit 2, nothing run, no database made
 expect_rc 2 "$M" bench --db "$T/c.db" --repeat 0
 expect_rc 2 "$M" bench --db "$T/c.db" --max-tensors 10

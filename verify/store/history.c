@@ -5,6 +5,8 @@
  *   worst    the graphs with the highest ratio (worst.c)
  *   changes  (graph, algorithm) pairs whose planned bytes changed from one
  *            run of a command to its next, newest first
+ *   campaigns fuzzing campaigns (make fuzz, fuzz-afl, fuzz-campaign)
+ *   stages   gen, plan and verify per graph size (memplan bench --stages)
  * as aligned text, CSV (one header per section) or JSON.  Each section
  * reads an index or the summaries, never the whole history, so a report
  * of 1,000 runs of 1,000 cases answers in milliseconds (make bench). */
@@ -19,7 +21,7 @@ static const char Q_QUALITY[] =
     "SELECT r.id, substr(r.started,1,19), r.kind, coalesce(r.git_rev,''), s.algo, s.graphs,"
     " s.valid, s.invalid, s.refused, printf('%.4f', s.mean_ratio), printf('%.4f', s.max_ratio), s.bytes"
     " FROM runs r JOIN summaries s ON s.run_id = r.id"
-    " WHERE r.started >= ?1 AND (?2 = '' OR s.algo = ?2)"
+    " WHERE r.started >= ?1 AND (?2 = '' OR s.algo = ?2) AND r.kind <> 'stages'"
     " ORDER BY r.id, s.algo";
 static const char *const C_QUALITY[] = {"run", "started", "kind", "git", "algo", "graphs",
                                         "valid", "invalid", "refused", "mean_ratio",
@@ -61,6 +63,16 @@ static const char Q_CAMPAIGNS[] =
 static const char *const C_CAMPAIGNS[] = {"run", "started", "git", "target", "engine", "seconds",
                                           "executions", "exec_per_s", "corpus", "coverage",
                                           "crashes"};
+
+/* `memplan bench --stages`: each stage's time and peak memory per graph
+ * size, run by run (its rows keep the stage as the algorithm) */
+static const char Q_STAGES[] =
+    "SELECT r.id, substr(r.started,1,19), coalesce(r.git_rev,''), x.graph, x.algo,"
+    " printf('%.2f', x.plan_ms / 1000.0), printf('%.0f', x.peak_kb / 1024.0), x.verify"
+    " FROM results x JOIN runs r ON r.id = x.run_id"
+    " WHERE r.kind = 'stages' AND r.started >= ?1 AND ?2 IS NOT NULL ORDER BY r.id, x.tensors, x.rowid";
+static const char *const C_STAGES[] = {"run", "started", "git", "graph", "stage", "seconds", "peak_mib",
+                                       "status"};
 
 static int worst_table(sqlite3 *db, const char *since, const char *algo, mp_rtable *t, mp_err *err) {
     mp_worst_rows w;
@@ -108,15 +120,17 @@ static int changes_table(sqlite3 *db, const char *since, const char *algo, mp_rt
 int mp_report(mp_db *d, const char *since, const char *algo, const char *format, mp_buf *out,
               mp_err *err) {
     sqlite3 *db = mp_db_sqlite(d);
-    enum { N_TABLES = 4 };
+    enum { N_TABLES = 5 };
     mp_rtable t[N_TABLES] = {{"quality", C_QUALITY, 12, NULL, 0, 0},
                          {"worst", C_WORST, 8, NULL, 0, 0},
                          {"changes", C_CHANGES, 10, NULL, 0, 0},
-                         {"campaigns", C_CAMPAIGNS, 11, NULL, 0, 0}};
+                         {"campaigns", C_CAMPAIGNS, 11, NULL, 0, 0},
+                         {"stages", C_STAGES, 8, NULL, 0, 0}};
     int rc = mp_rtable_query(db, Q_QUALITY, since, algo, &t[0], err);
     if (rc == MP_OK) rc = worst_table(db, since, algo, &t[1], err);
     if (rc == MP_OK) rc = changes_table(db, since, algo, &t[2], err);
     if (rc == MP_OK) rc = mp_rtable_query(db, Q_CAMPAIGNS, since, algo, &t[3], err);
+    if (rc == MP_OK) rc = mp_rtable_query(db, Q_STAGES, since, algo, &t[4], err);
     if (rc == MP_OK) mp_rtable_put(t, N_TABLES, format, out);
     for (int i = 0; i < N_TABLES; i++) mp_rtable_free(&t[i]);
     return rc;

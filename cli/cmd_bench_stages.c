@@ -1,0 +1,137 @@
+/* cmd_bench_stages.c - `memplan bench --stages`: the time and peak memory
+ * of each stage a user runs on one large graph, run as the user runs it:
+ * `memplan gen`, `memplan plan` (opt) and `memplan verify`, each a process
+ * of its own (this same binary), measured by its wall time and its peak
+ * resident set (wait4's ru_maxrss).  Transformer graphs of 10^4 tensors up
+ * to --max-tensors, each stage with its growth over the graph ten times
+ * smaller (near-linear is 10x), printed and recorded in the metrics store
+ * (kind "stages": the graph, the stage as the algorithm, plan_ms, peak_kb;
+ * `memplan report` lists their history). */
+#define _DEFAULT_SOURCE /* wait4, mkdtemp */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N_STAGES 3
+static const char *const STAGES[N_STAGES] = {"gen", "plan", "verify"};
+
+typedef struct stage_run {
+    double ms;
+    uint64_t peak_kb;
+    int rc; /* the exit status; 128 + N for signal N; -1 not run */
+} stage_run;
+
+/* This binary run with argv, its output to /dev/null, its errors shown. */
+static stage_run run_stage(const char *exe, char *const argv[]) {
+    stage_run r = {0, 0, -1};
+    fflush(NULL);
+    double t0 = mp_cli_now_ms();
+    pid_t pid = fork();
+    if (pid < 0) return r;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) dup2(fd, STDOUT_FILENO);
+        execv(exe, argv);
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage ru;
+    while (wait4(pid, &status, 0, &ru) < 0)
+        if (errno != EINTR) return r;
+    r.ms = mp_cli_now_ms() - t0;
+    r.peak_kb = (uint64_t)ru.ru_maxrss;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+/* The three stages on a transformer graph of n tensors in dir. */
+static void run_size(const char *exe, const char *dir, uint64_t n, stage_run out[N_STAGES]) {
+    char tensors[24], graph[4200], plan[4200];
+    snprintf(tensors, sizeof tensors, "%llu", (unsigned long long)n);
+    snprintf(graph, sizeof graph, "%s/g.mpg", dir);
+    snprintf(plan, sizeof plan, "%s/p.mpp", dir);
+    char *gen[] = {"memplan", "gen", "--profile", "transformer", "--tensors", tensors, "--seed", "2026",
+                   "-o", graph, NULL};
+    char *pl[] = {"memplan", "plan", "--algo", "opt", graph, "-o", plan, NULL};
+    char *ver[] = {"memplan", "verify", graph, plan, NULL};
+    char *const *argv[N_STAGES] = {gen, pl, ver};
+    for (int k = 0; k < N_STAGES; k++) {
+        out[k] = k && out[k - 1].rc ? (stage_run){0, 0, -1} : run_stage(exe, argv[k]);
+        if (out[k].rc > 0) fprintf(stderr, "memplan bench: %s of %s tensors exited with %d\n", STAGES[k], tensors,
+                                   out[k].rc);
+    }
+    remove(graph);
+    remove(plan);
+}
+
+static void print_row(uint64_t n, int k, const stage_run *r, const stage_run *smaller) {
+    printf("| transformer | %llu | %s | ", (unsigned long long)n, STAGES[k]);
+    if (r->rc) {
+        printf("%s | | |\n", r->rc < 0 ? "not run" : "failed");
+        return;
+    }
+    printf("%.2f | %.0f | ", r->ms / 1e3, (double)r->peak_kb / 1024);
+    if (smaller && !smaller->rc && smaller->ms > 0) printf("%.1fx |\n", r->ms / smaller->ms);
+    else printf("|\n");
+}
+
+static void record_stages(const char *db_path, const mp_result_row *rows, size_t n, uint64_t max,
+                          const char *started) {
+    mp_err err;
+    mp_db *db = mp_db_open(db_path, &err);
+    if (!db) {
+        fprintf(stderr, "memplan bench: %s\n", err.msg);
+        return;
+    }
+    char opts[64];
+    snprintf(opts, sizeof opts, "bench --stages --max-tensors %llu", (unsigned long long)max);
+    mp_run_info run = {.kind = "stages", .options = opts, .count = n};
+    snprintf(run.started, sizeof run.started, "%s", started);
+    int64_t id;
+    if (mp_db_record(db, &run, rows, n, NULL, 0, &id, &err)) fprintf(stderr, "memplan bench: %s\n", err.msg);
+    else printf("\nrecorded as stages run %lld in %s\n", (long long)id, db_path);
+    mp_db_close(db);
+}
+
+int mp_bench_stages(uint64_t max_tensors, const char *db) {
+    char exe[4096], dir[] = "/tmp/memplan-stages-XXXXXX";
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0 || !mkdtemp(dir)) {
+        fprintf(stderr, "memplan bench: cannot find this binary or make a scratch directory\n");
+        return 1;
+    }
+    exe[len] = 0;
+    char started[32];
+    mp_db_now(started, sizeof started);
+    printf("## Stages, as run by a user (memplan %s): wall time and peak resident set\n\n"
+           "| profile | tensors | stage | seconds | peak MiB | x the size 10x smaller |\n|---|---:|---|---:|---:|---:|\n",
+           MEMPLAN_VERSION);
+    mp_result_row rows[8 * N_STAGES];
+    char names[8][40];
+    stage_run prev[N_STAGES], cur[N_STAGES];
+    size_t nr = 0;
+    int failed = 0;
+    for (uint64_t n = 10000, i = 0; n <= max_tensors && i < 8; n *= 10, i++) {
+        run_size(exe, dir, n, cur);
+        snprintf(names[i], sizeof names[i], "transformer-%llu", (unsigned long long)n);
+        for (int k = 0; k < N_STAGES; k++) {
+            print_row(n, k, &cur[k], i ? &prev[k] : NULL);
+            failed |= cur[k].rc != 0;
+            rows[nr++] = (mp_result_row){.graph = names[i], .algo = STAGES[k], .options = "",
+                                         .profile = "transformer", .tensors = n, .buffers = "",
+                                         .plan_ms = cur[k].ms, .peak_kb = cur[k].peak_kb,
+                                         .verify = cur[k].rc ? "failed" : "ok"};
+            prev[k] = cur[k];
+        }
+        fflush(stdout);
+    }
+    rmdir(dir);
+    if (strcmp(db, "none")) record_stages(db, rows, nr, max_tensors, started);
+    return failed;
+}
