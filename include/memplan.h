@@ -51,8 +51,8 @@ extern "C" {
 
 #define MP_VERSION_MAJOR 1
 #define MP_VERSION_MINOR 6
-#define MP_VERSION_PATCH 0
-#define MEMPLAN_VERSION "1.6.0"
+#define MP_VERSION_PATCH 1
+#define MEMPLAN_VERSION "1.6.1"
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 MP_API const char *mp_version(void);
