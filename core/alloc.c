@@ -97,8 +97,10 @@ static void huge_pages(void *p, size_t n) {
 }
 #endif
 
+/* Kept blocks are the C library's (std_alloc held when they were kept):
+ * freed and resized by it directly, whatever allocator is set now. */
 static void drop_kept(guard *g) {
-    for (uint32_t i = 0; i < g->n_kept; i++) alloc.free(g->kept[i], alloc.ctx);
+    for (uint32_t i = 0; i < g->n_kept; i++) free(g->kept[i]);
     g->n_kept = 0;
 }
 
@@ -122,8 +124,8 @@ static hdr *take_kept(size_t total) {
     g->kept[best] = g->kept[g->n_kept];
     g->kept_size[best] = g->kept_size[g->n_kept];
     if (size >= total && size - total <= total / 2) return h;
-    hdr *q = alloc.realloc(h, total, alloc.ctx);
-    if (!q) alloc.free(h, alloc.ctx);
+    hdr *q = realloc(h, total);
+    if (!q) free(h);
     return q;
 }
 
