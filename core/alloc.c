@@ -156,6 +156,20 @@ void *mp_xmalloc(size_t n) {
 void *mp_xcalloc(size_t n, size_t sz) {
     size_t bytes;
     if (__builtin_mul_overflow(n, sz, &bytes)) mp_out_of_memory(SIZE_MAX);
+    if (bytes >= BIG_BLOCK && std_alloc() && !(active && active->n_kept)) {
+        /* fresh pages from the C library's calloc, which knows a block it
+         * just mapped is zero: not written twice (the kernel zeroes each
+         * page as it is first touched; at 10^7 tensors the name map alone
+         * is 0.8 GB) */
+        size_t total = with_header(bytes);
+        hdr *h = total == SIZE_MAX ? NULL : calloc(1, total);
+        if (!h) mp_out_of_memory(bytes);
+#ifdef MADV_HUGEPAGE
+        huge_pages(h, total);
+#endif
+        link_block(h);
+        return h + 1;
+    }
     void *p = mp_xmalloc(bytes);
     memset(p, 0, bytes);
     return p;
