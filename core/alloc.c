@@ -140,17 +140,23 @@ static size_t with_header(size_t n) {
     return n > SIZE_MAX - sizeof(hdr) ? SIZE_MAX : n + sizeof(hdr);
 }
 
-void *mp_xmalloc(size_t n) {
-    size_t total = with_header(n);
-    hdr *h = NULL;
-    if (total >= BIG_BLOCK && total != SIZE_MAX && active && active->n_kept) h = take_kept(total);
-    if (!h) h = total == SIZE_MAX ? NULL : alloc.malloc(total, alloc.ctx);
+/* Block h of `total` bytes (n asked for) handed out: linked into the
+ * guard, a large one advised onto huge pages; NULL is out of memory. */
+static void *hand_out(hdr *h, size_t total, size_t n) {
     if (!h) mp_out_of_memory(n);
 #ifdef MADV_HUGEPAGE
     if (total >= (4u << 20) && std_alloc()) huge_pages(h, total);
 #endif
     link_block(h);
     return h + 1;
+}
+
+void *mp_xmalloc(size_t n) {
+    size_t total = with_header(n);
+    hdr *h = NULL;
+    if (total >= BIG_BLOCK && total != SIZE_MAX && active && active->n_kept) h = take_kept(total);
+    if (!h) h = total == SIZE_MAX ? NULL : alloc.malloc(total, alloc.ctx);
+    return hand_out(h, total, n);
 }
 
 void *mp_xcalloc(size_t n, size_t sz) {
@@ -162,13 +168,7 @@ void *mp_xcalloc(size_t n, size_t sz) {
          * page as it is first touched; at 10^7 tensors the name map alone
          * is 0.8 GB) */
         size_t total = with_header(bytes);
-        hdr *h = total == SIZE_MAX ? NULL : calloc(1, total);
-        if (!h) mp_out_of_memory(bytes);
-#ifdef MADV_HUGEPAGE
-        huge_pages(h, total);
-#endif
-        link_block(h);
-        return h + 1;
+        return hand_out(total == SIZE_MAX ? NULL : calloc(1, total), total, bytes);
     }
     void *p = mp_xmalloc(bytes);
     memset(p, 0, bytes);

@@ -133,12 +133,21 @@ static bool parse_device(mp_tok t, mp_device *d) {
 
 /* ------------------------------------------------------------- tensors */
 
+/* Room for cap tensors (and their view= / inplace= names). */
+static void reserve_tensors(pgraph *g, size_t cap) {
+    g->tcap = cap;
+    g->g.tensors = mp_xrealloc(g->g.tensors, cap * sizeof(mp_tensor));
+    g->view_ref = mp_xrealloc(g->view_ref, cap * sizeof(mp_tok));
+    g->inplace_ref = mp_xrealloc(g->inplace_ref, cap * sizeof(mp_tok));
+}
+
+static void reserve_nodes(pgraph *g, size_t cap) {
+    g->ncap = cap;
+    g->g.nodes = mp_xrealloc(g->g.nodes, cap * sizeof(mp_node));
+}
+
 static void grow_tensors(pgraph *g) {
-    if (g->g.n_tensors < g->tcap) return;
-    g->tcap = g->tcap ? g->tcap * 2 : 16;
-    g->g.tensors = mp_xrealloc(g->g.tensors, g->tcap * sizeof(mp_tensor));
-    g->view_ref = mp_xrealloc(g->view_ref, g->tcap * sizeof(mp_tok));
-    g->inplace_ref = mp_xrealloc(g->inplace_ref, g->tcap * sizeof(mp_tok));
+    if (g->g.n_tensors == g->tcap) reserve_tensors(g, g->tcap ? g->tcap * 2 : 16);
 }
 
 static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
@@ -418,10 +427,7 @@ static int parse_node(parser *p, mp_tok *tk, int nt) {
     if (nt < 2) return fail(p, "node line needs a kind");
     int kind = kind_from(tk[1]);
     if (kind < 0) return fail(p, "unknown node kind '%s'", Q(tk[1], q));
-    if (g->g.n_nodes == g->ncap) {
-        g->ncap = g->ncap ? g->ncap * 2 : 16;
-        g->g.nodes = mp_xrealloc(g->g.nodes, g->ncap * sizeof(mp_node));
-    }
+    if (g->g.n_nodes == g->ncap) reserve_nodes(g, g->ncap ? g->ncap * 2 : 16);
     int32_t idx = (int32_t)g->g.n_nodes;
     mp_node *nd = &g->g.nodes[idx];
     memset(nd, 0, sizeof *nd);
@@ -574,12 +580,12 @@ static int close_graph(parser *p) {
 
 /* ---------------------------------------------------------- file level */
 
-/* Whether line s starts (after blanks) with word w and a blank or its end. */
-static bool line_starts(const char *s, const char *e, const char *w) {
+/* The first word of line s..e, as line_tokens would cut it. */
+static mp_tok first_word(const char *s, const char *e) {
     while (s < e && (*s == ' ' || *s == '\t')) s++;
-    size_t n = strlen(w);
-    return (size_t)(e - s) >= n && memcmp(s, w, n) == 0 &&
-           ((size_t)(e - s) == n || s[n] == ' ' || s[n] == '\t' || s[n] == '\r' || s[n] == '#');
+    const char *b = s;
+    while (s < e && *s != ' ' && *s != '\t' && *s != '#' && *s != '\r') s++;
+    return (mp_tok){b, (size_t)(s - b)};
 }
 
 /* The tensor and node lines of the graph that starts at s: counts for
@@ -589,10 +595,10 @@ static void count_lines(const char *s, const char *end, size_t *tensors, size_t 
     *tensors = *nodes = 0;
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *e = nl ? nl : end;
-        if (line_starts(s, e, "end") || line_starts(s, e, "graph")) break;
-        *tensors += line_starts(s, e, "tensor");
-        *nodes += line_starts(s, e, "node");
+        mp_tok w = first_word(s, nl ? nl : end);
+        if (mp_tok_is(w, "end") || mp_tok_is(w, "graph")) break;
+        *tensors += mp_tok_is(w, "tensor");
+        *nodes += mp_tok_is(w, "node");
         s = nl ? nl + 1 : end;
     }
 }
@@ -619,18 +625,12 @@ static int open_graph(parser *p, mp_tok *tk, int nt) {
     p->n_graphs++;
     p->cur = g;
     size_t n, nn;
-    count_lines(p->next ? p->next : "", p->end ? p->end : "", &n, &nn);
+    count_lines(p->next, p->end, &n, &nn); /* parse_line's caller set them */
     if (n > 16 && n < INT32_MAX) { /* past the arrays' first step: no doubling */
         mp_strmap_reserve(&g->names, n);
-        g->tcap = n;
-        g->g.tensors = mp_xrealloc(g->g.tensors, n * sizeof(mp_tensor));
-        g->view_ref = mp_xrealloc(g->view_ref, n * sizeof(mp_tok));
-        g->inplace_ref = mp_xrealloc(g->inplace_ref, n * sizeof(mp_tok));
+        reserve_tensors(g, n);
     }
-    if (nn > 16 && nn < INT32_MAX) {
-        g->ncap = nn;
-        g->g.nodes = mp_xrealloc(g->g.nodes, nn * sizeof(mp_node));
-    }
+    if (nn > 16 && nn < INT32_MAX) reserve_nodes(g, nn);
     return MP_OK;
 }
 

@@ -111,10 +111,11 @@ fuzz-build: $(FUZZ_TARGETS:%=$(FZ)/libfuzzer/fuzz-%)
 # SAN=none: the build without sanitizers (config "fast" above)
 SAN ?= address
 FUZZ_LF_DIR = $(if $(filter none,$(SAN)),fast,libfuzzer)
+FUZZ_LF_ENGINE = $(if $(filter none,$(SAN)),libfuzzer-nosan,libfuzzer)
 
 fuzz: fuzz-check-target $(FZ)/$(FUZZ_LF_DIR)/fuzz-$(TARGET) $(B)/memplan
 	@case "$(SAN)" in address|none) ;; *) echo "SAN must be address or none" >&2; exit 2;; esac
-	FORK=$(FORK) ENGINE=$(if $(filter none,$(SAN)),libfuzzer-nosan,libfuzzer) sh fuzz/run-libfuzzer.sh \
+	FORK=$(FORK) ENGINE=$(FUZZ_LF_ENGINE) sh fuzz/run-libfuzzer.sh \
 	  $(TARGET) $(SECONDS) $(FZ)/$(FUZZ_LF_DIR)/fuzz-$(TARGET) $(DB) $(B)/memplan
 
 fuzz-afl: fuzz-check-target $(FZ)/afl/fuzz-$(TARGET) $(FZ)/cmplog/fuzz-$(TARGET) $(B)/memplan

@@ -225,7 +225,9 @@ static uint32_t *event_order(const job *jobs, uint32_t nj, size_t *n_events) {
     uint32_t *order = mp_xmalloc((ne + 1) * sizeof *order);
     pk_keyed *ev = mp_xmalloc((ne + 1) * sizeof *ev);
     size_t q = 0;
-    for (uint32_t j = 0; j < nj; j++) { /* ascending j, as the sort needs */
+    /* ascending j: a job's two events never tie (their times differ in
+     * the last bit), so equal keys come from different jobs, in job order */
+    for (uint32_t j = 0; j < nj; j++) {
         if (!jobs[j].held)
             ev[q++] = (pk_keyed){span - (((uint64_t)(jobs[j].start - first) << 1) | 1), jobs[j].size, 2 * j + 1};
         ev[q++] = (pk_keyed){span - ((uint64_t)(jobs[j].stop - first) << 1), jobs[j].size, 2 * j};
@@ -302,6 +304,12 @@ static int cmp_by_size_desc(const void *a, const void *b) {
     return (x->item > y->item) - (x->item < y->item);
 }
 
+/* Where an item lies against the anchor node t. */
+enum side { HELD, AFTER, BEFORE };
+static enum side side_of(const pk_item *it, int32_t t) {
+    return it->start <= t && t <= it->end ? HELD : it->start > t ? AFTER : BEFORE;
+}
+
 uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) return UINT64_MAX; /* the stack would have to avoid them */
@@ -309,23 +317,22 @@ uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
     mp_pk_live_peak(items, n, &t);
     /* counted first, so that each array is its size: at 10^7 items the
      * arrays sized n, n and n (held, after, before) were 0.7 GB */
-    uint32_t mh = 0, mf = 0, mb = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!items[i].size) continue;
-        if (items[i].start <= t && t <= items[i].end) mh++;
-        else if (items[i].start > t) mf++;
-        else mb++;
-    }
-    job *held = mp_xmalloc((mh + 1) * sizeof *held), *fwd = mp_xmalloc((mf + mh + 1) * sizeof *fwd),
-        *bwd = mp_xmalloc((mb + mh + 1) * sizeof *bwd);
+    uint32_t count[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < n; i++)
+        if (items[i].size) count[side_of(&items[i], t)]++;
+    job *held = mp_xmalloc((count[HELD] + 1) * sizeof *held),
+        *fwd = mp_xmalloc((count[AFTER] + count[HELD] + 1) * sizeof *fwd),
+        *bwd = mp_xmalloc((count[BEFORE] + count[HELD] + 1) * sizeof *bwd);
     uint32_t nh = 0, nf = 0, nb = 0;
     for (uint32_t i = 0; i < n; i++) {
         pk_item *it = &items[i];
         it->offset = 0;
         if (!it->size) continue;
-        if (it->start <= t && t <= it->end) held[nh++] = (job){0, 0, it->size, i, true};
-        else if (it->start > t) fwd[nf++] = (job){it->start, (int64_t)it->end + 1, it->size, i, false};
-        else bwd[nb++] = (job){-(int64_t)it->end, -(int64_t)it->start + 1, it->size, i, false};
+        switch (side_of(it, t)) {
+        case HELD: held[nh++] = (job){0, 0, it->size, i, true}; break;
+        case AFTER: fwd[nf++] = (job){it->start, (int64_t)it->end + 1, it->size, i, false}; break;
+        case BEFORE: bwd[nb++] = (job){-(int64_t)it->end, -(int64_t)it->start + 1, it->size, i, false}; break;
+        }
     }
     qsort(held, nh, sizeof *held, cmp_by_size_desc);
     uint64_t top = 0;
