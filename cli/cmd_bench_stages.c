@@ -52,7 +52,7 @@ static stage_run run_stage(const char *exe, char *const argv[]) {
 
 /* The three stages on a transformer graph of n tensors in dir. */
 static void run_size(const char *exe, const char *dir, uint64_t n, stage_run out[N_STAGES]) {
-    char tensors[24], graph[4200], plan[4200];
+    char tensors[24], graph[4224], plan[4224];
     snprintf(tensors, sizeof tensors, "%llu", (unsigned long long)n);
     snprintf(graph, sizeof graph, "%s/g.mpg", dir);
     snprintf(plan, sizeof plan, "%s/p.mpp", dir);
@@ -100,7 +100,9 @@ static void record_stages(const char *db_path, const mp_result_row *rows, size_t
 }
 
 int mp_bench_stages(uint64_t max_tensors, const char *db) {
-    char exe[4096], dir[] = "/tmp/memplan-stages-XXXXXX";
+    char exe[4096], dir[4200];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/memplan-stages-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0 || !mkdtemp(dir)) {
         fprintf(stderr, "memplan bench: cannot find this binary or make a scratch directory\n");
