@@ -91,11 +91,25 @@ static bool std_alloc(void) { return alloc.malloc == std_malloc; }
  * of its time (22.0 s, 17.1 s with them).  Advice only: nothing changes
  * where it is refused. */
 static void huge_pages(void *p, size_t n) {
-    const uintptr_t page = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + n) & ~(page - 1);
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    /* The whole block, from the 4 KiB page it starts in: advice on a part
+     * of a mapping splits it, and the C library can then no longer grow
+     * the block in place (mremap fails on a range of several mappings, and
+     * realloc falls back to copying). */
+    const uintptr_t page = 4096;
+    uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 #endif
+
+/* A block of `total` bytes from the C library: a large one advised onto
+ * huge pages, before its pages are first touched. */
+static void advise(hdr *h, size_t total) {
+#ifdef MADV_HUGEPAGE
+    if (total >= (4u << 20) && std_alloc()) huge_pages(h, total);
+#else
+    (void)h, (void)total;
+#endif
+}
 
 /* Kept blocks are the C library's (std_alloc held when they were kept):
  * freed and resized by it directly, whatever allocator is set now. */
@@ -144,9 +158,7 @@ static size_t with_header(size_t n) {
  * guard, a large one advised onto huge pages; NULL is out of memory. */
 static void *hand_out(hdr *h, size_t total, size_t n) {
     if (!h) mp_out_of_memory(n);
-#ifdef MADV_HUGEPAGE
-    if (total >= (4u << 20) && std_alloc()) huge_pages(h, total);
-#endif
+    advise(h, total);
     link_block(h);
     return h + 1;
 }
@@ -179,8 +191,7 @@ void *mp_try_realloc(void *p, size_t n) {
     size_t total = with_header(n);
     if (!p) {
         hdr *h = total == SIZE_MAX ? NULL : alloc.malloc(total, alloc.ctx);
-        if (h) link_block(h);
-        return h ? h + 1 : NULL;
+        return h ? hand_out(h, total, n) : NULL;
     }
     hdr *h = (hdr *)p - 1;
     bool linked = h->link.prev != NULL;
@@ -190,8 +201,9 @@ void *mp_try_realloc(void *p, size_t n) {
         if (linked) link_block(h); /* still the guard's to free */
         return NULL;
     }
-    if (linked) link_block(q);
-    else q->link.prev = q->link.next = NULL;
+    if (linked) return hand_out(q, total, n); /* linked again, advised if large */
+    q->link.prev = q->link.next = NULL;
+    advise(q, total);
     return q + 1;
 }
 

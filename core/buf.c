@@ -13,7 +13,7 @@ void mp_buf_free(mp_buf *b) {
 /* Room for `extra` more bytes and the NUL.  A failed allocation unwinds
  * inside a guarded call (alloc.c); outside one the buffer is marked failed
  * and keeps what it has, so a caller's writer never aborts. */
-static bool reserve(mp_buf *b, size_t extra) {
+bool mp_buf_reserve(mp_buf *b, size_t extra) {
     if (b->failed) return false;
     if (b->cap - b->len > extra) return true;
     size_t cap = b->cap ? b->cap : 256;
@@ -34,7 +34,7 @@ static bool reserve(mp_buf *b, size_t extra) {
 }
 
 void mp_buf_put(mp_buf *b, const char *s, size_t n) {
-    if (!reserve(b, n)) return;
+    if (!mp_buf_reserve(b, n)) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;
@@ -56,7 +56,7 @@ void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
         mp_buf_put(b, small, (size_t)n);
         return;
     }
-    if (!reserve(b, (size_t)n)) return;
+    if (!mp_buf_reserve(b, (size_t)n)) return;
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

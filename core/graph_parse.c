@@ -10,7 +10,7 @@
  *   - control-flow nodes name existing graphs and no graph reaches itself;
  *   - their operand counts match their sub-graphs (graph_binding.c).
  * Cost is linear in the file size (hash maps for names). */
-#include "internal.h"
+#include "graph_lookup.h"
 
 #include <stdio.h>
 
@@ -55,6 +55,7 @@ typedef struct parser {
     uint32_t n_entry;
     int entry_line;
     const char *next, *end; /* the text after the line being parsed */
+    mp_lookup look;         /* the current graph's name lookups */
 } parser;
 
 static int fail(parser *p, const char *fmt, ...)
@@ -251,40 +252,31 @@ static int kind_from(mp_tok t) {
     return -1;
 }
 
-/* The names of a list in blocks: each block's slots prefetched before
- * any is looked up, so that their cache misses overlap (a 10^7-tensor
- * graph's table is 0.8 GB: every lookup is a miss). */
-#define LIST_BLOCK 8
+/* The current graph, as the name lookups see it. */
+static mp_lookup_graph lookup_graph(const pgraph *g) {
+    return (mp_lookup_graph){&g->names, g->g.tensors, g->g.n_tensors};
+}
 
 static int parse_list(parser *p, mp_tok val, const char *key, int32_t **out,
                       uint32_t *n) {
     char q[48];
-    pgraph *g = p->cur;
     size_t count = 1;
     for (size_t i = 0; i < val.n; i++) count += val.s[i] == ',';
     if (count > UINT32_MAX / 2) return fail(p, "%s= list is too long", key);
     int32_t *v = mp_arena_alloc(p->arena, count * sizeof *v);
+    mp_lookup_graph lg = lookup_graph(p->cur);
     const char *s = val.s, *end = val.s + val.n;
-    mp_tok name[LIST_BLOCK];
-    uint32_t hash[LIST_BLOCK];
-    for (size_t k0 = 0; k0 < count; k0 += LIST_BLOCK) {
-        size_t nb = count - k0 < LIST_BLOCK ? count - k0 : LIST_BLOCK;
-        for (size_t j = 0; j < nb; j++) {
-            const char *c = memchr(s, ',', (size_t)(end - s));
-            name[j] = (mp_tok){s, c ? (size_t)(c - s) : (size_t)(end - s)};
-            hash[j] = mp_strmap_hash(name[j].s, name[j].n);
-            mp_strmap_prefetch(&g->names, hash[j]);
-            s = c ? c + 1 : end;
-        }
-        for (size_t j = 0; j < nb; j++) {
-            if (name[j].n == 0) return fail(p, "empty name in %s= list", key);
-            if (check_name(p, name[j], "tensor")) return p->err->code;
-            int32_t t = mp_strmap_get_hashed(&g->names, name[j].s, name[j].n, hash[j]);
-            if (t < 0)
-                return fail(p, "%s= names tensor '%s', which is not declared before "
-                               "this line", key, Q(name[j], q));
-            v[k0 + j] = t;
-        }
+    for (size_t k = 0; k < count; k++) {
+        const char *c = memchr(s, ',', (size_t)(end - s));
+        mp_tok name = {s, c ? (size_t)(c - s) : (size_t)(end - s)};
+        s = c ? c + 1 : end;
+        if (name.n == 0) return fail(p, "empty name in %s= list", key);
+        if (check_name(p, name, "tensor")) return p->err->code;
+        int32_t t = mp_lookup_find(&p->look, &lg, name.s, name.n);
+        if (t < 0)
+            return fail(p, "%s= names tensor '%s', which is not declared before "
+                           "this line", key, Q(name, q));
+        v[k] = t;
     }
     *out = v;
     *n = (uint32_t)count;
@@ -813,6 +805,7 @@ static mp_program *graph_parse(const char *data, size_t len, const char *filenam
     p.file = filename ? filename : "<input>";
     p.err = err;
     p.arena = mp_arena_new();
+    mp_lookup_init(&p.look);
     mp_err_clear(err);
     bool have_header = false;
     int rc = MP_OK;
@@ -830,6 +823,9 @@ static mp_program *graph_parse(const char *data, size_t len, const char *filenam
         else if (line_tokens(s, e, tk, &nt))
             rc = fail(&p, "too many fields on one line (at most %d)", MAX_TOKENS);
         else if (nt) {
+            mp_lookup_graph lg;
+            if (p.cur) lg = lookup_graph(p.cur);
+            mp_lookup_ahead(&p.look, p.cur ? &lg : NULL, s, end);
             p.next = nl ? nl + 1 : end;
             p.end = end;
             rc = parse_line(&p, tk, nt, &have_header);

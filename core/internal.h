@@ -80,6 +80,11 @@ int32_t mp_strmap_get_hashed(const mp_strmap *m, const char *key, size_t len, ui
 /* --- the graph writer's pieces (graph/write.c), shared by every writer of
  * .mpg text (the generator, the fuzz decoder) */
 /* s with control characters as \xNN and a backslash doubled (core/buf.c). */
+/* Room for `extra` more bytes in one step (false: the buffer failed).  A
+ * writer that knows about how much it will write reserves it up front: a
+ * large text grown by doubling is copied each time, and what is reserved
+ * but never written costs address space only, not memory. */
+bool mp_buf_reserve(mp_buf *b, size_t extra);
 void mp_buf_put_printable(mp_buf *b, const char *s);
 /* s as a JSON string literal (core/buf.c). */
 void mp_buf_put_json_string(mp_buf *b, const char *s);

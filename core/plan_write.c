@@ -4,6 +4,12 @@
 void mp_plan_write(const mp_plan *plan, mp_buf *b) {
     const mp_options *o = &plan->opts;
     char dev[24];
+    /* A line is under 160 bytes unless its name is long: a 10^7-tensor
+     * plan (0.7 GB) is written in place, not copied at each doubling. */
+    size_t lines = 0;
+    for (uint32_t gi = 0; gi < plan->n_graphs; gi++)
+        lines += (size_t)plan->graphs[gi].n_allocs + plan->graphs[gi].n_frees + plan->graphs[gi].n_buffers;
+    if (lines >= (1u << 16)) mp_buf_reserve(b, lines * 160);
     mp_buf_puts(b, "memplan-plan 1\n");
     mp_buf_printf(b,
                   "options alignment=%u alloc_inputs=%d alloc_outputs=%d "

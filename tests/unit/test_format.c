@@ -484,3 +484,51 @@ Test(format, plan_names_resolve_in_any_order) {
     mp_program_free(p);
     mp_buf_free(&g);
 }
+
+/* The parser guesses a name from the tensors it found last (core/
+ * graph_lookup.c); a guess that is a longer name with the same start must
+ * not be taken.  Here the tensor after q is x10 while the name is x1. */
+Test(format, a_guessed_name_is_the_whole_name) {
+    const char *text = HDR
+        "graph g\ntensor p 4\ntensor q 4\ntensor x10 4\ntensor x1 4\n"
+        "node placeholder out=p\nnode call in=p out=q\nnode call in=q out=x1\n"
+        "node call in=x1 out=x10\nnode output in=x10,x1,q\nend\n";
+    mp_program *p = must_parse(text);
+    const mp_graphdef *g = &p->graphs[0];
+    cr_assert_eq(g->nodes[2].out[0], 3, "x1 is tensor 3, not the x10 after q");
+    cr_assert_eq(g->nodes[3].out[0], 2);
+    cr_assert_eq(g->nodes[4].in[1], 3);
+    mp_program_free(p);
+}
+
+/* Names over two letters, so that many are the start of another: every
+ * name a node reads resolves to the tensor of that name. */
+Test(format, every_name_resolves_to_its_tensor) {
+    char names[64][8];
+    uint64_t x = 7;
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, HDR "graph g\n");
+    for (int i = 0; i < 64; i++) { /* a..bbbbb, distinct: i's binary digits after a leading 1 */
+        int n = 0;
+        for (int v = i + 2; v > 1; v >>= 1) names[i][n++] = (char)('a' + (v & 1));
+        names[i][n] = 0;
+        mp_buf_printf(&b, "tensor %s 4\n", names[i]);
+    }
+    mp_buf_printf(&b, "node placeholder out=%s\n", names[0]);
+    for (int i = 1; i < 64; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        mp_buf_printf(&b, "node call in=%s,%s out=%s\n", names[(x >> 33) % (uint64_t)i],
+                      names[i - 1], names[i]);
+    }
+    mp_buf_printf(&b, "node output in=%s\nend\n", names[63]);
+    mp_program *p = must_parse(b.data);
+    const mp_graphdef *g = &p->graphs[0];
+    for (uint32_t k = 0; k < g->n_nodes; k++) {
+        const mp_node *nd = &g->nodes[k];
+        for (uint32_t j = 0; j < nd->n_out; j++) cr_assert_str_eq(g->tensors[nd->out[j]].name, names[k]);
+        if (k > 0 && k < 64) cr_assert_str_eq(g->tensors[nd->in[1]].name, names[k - 1]);
+    }
+    mp_buf_free(&b);
+    mp_program_free(p);
+}

@@ -1,0 +1,82 @@
+/* graph_lookup.c - the graph parser's name lookups: a small table of
+ * recently found tensors in front of the name map, and a prefetch of the
+ * map slots of the names a few lines ahead (graph_lookup.h says why). */
+#include "graph_lookup.h"
+
+#define LOOKUP_AHEAD 16
+
+void mp_lookup_init(mp_lookup *L) {
+    memset(L->recent, 0xff, sizeof L->recent);
+    L->last = -1;
+    L->ahead = NULL;
+    L->lead = 0;
+}
+
+static uint32_t recent_slot(uint32_t hash) { return hash >> (32 - LOOKUP_RECENT_BITS); }
+
+/* Tensor t of g, when it is called s[0..len).  strncmp stops at the end of
+ * the tensor's name, which may be shorter than len. */
+static bool is_named(const mp_lookup_graph *g, int32_t t, const char *s, size_t len) {
+    if (t < 0 || (uint32_t)t >= g->n_tensors) return false;
+    const char *name = g->tensors[t].name;
+    return strncmp(name, s, len) == 0 && name[len] == 0;
+}
+
+/* A guess without the map: the tensor found last with this hash slot, or
+ * the one after the tensor found last; -1 when neither is the name. */
+static int32_t guess(const mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len,
+                     uint32_t hash) {
+    int32_t t = L->recent[recent_slot(hash)];
+    if (is_named(g, t, s, len)) return t;
+    if (L->last >= 0 && is_named(g, L->last + 1, s, len)) return L->last + 1;
+    return -1;
+}
+
+int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len) {
+    uint32_t hash = mp_strmap_hash(s, len);
+    int32_t t = guess(L, g, s, len, hash);
+    if (t < 0) t = mp_strmap_get_hashed(g->names, s, len, hash);
+    if (t >= 0) {
+        L->recent[recent_slot(hash)] = t;
+        L->last = t;
+    }
+    return t;
+}
+
+static const char *skip_blanks(const char *s, const char *e) {
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    return s;
+}
+
+static const char *word_end(const char *s, const char *e) {
+    while (s < e && *s != ' ' && *s != '\t' && *s != '#' && *s != '\r') s++;
+    return s;
+}
+
+/* The map slot of the name a `tensor` line s..e is about to add.  Only
+ * those: a node's names are mostly guessed (above), and prefetching the
+ * rest as well was no faster. */
+static void prefetch_line(const mp_lookup_graph *g, const char *s, const char *e) {
+    s = skip_blanks(s, e);
+    const char *w = word_end(s, e);
+    if (!(w - s == 6 && memcmp(s, "tensor", 6) == 0)) return;
+    const char *name = skip_blanks(w, e), *name_end = word_end(name, e);
+    if (name_end > name) mp_strmap_prefetch(g->names, mp_strmap_hash(name, (size_t)(name_end - name)));
+}
+
+void mp_lookup_ahead(mp_lookup *L, const mp_lookup_graph *g, const char *line, const char *end) {
+    if (!L->ahead || L->ahead <= line) { /* the first line, or past what was read ahead */
+        L->ahead = line;
+        L->lead = -1;
+    } else {
+        L->lead--; /* the line being parsed was read ahead */
+    }
+    if (!g || !g->names->cap) return;
+    while (L->lead < LOOKUP_AHEAD && L->ahead < end) {
+        const char *nl = memchr(L->ahead, '\n', (size_t)(end - L->ahead));
+        const char *e = nl ? nl : end;
+        if (L->ahead != line) prefetch_line(g, L->ahead, e);
+        L->ahead = nl ? nl + 1 : end;
+        L->lead++;
+    }
+}
