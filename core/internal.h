@@ -77,6 +77,18 @@ uint32_t mp_strmap_hash(const char *key, size_t len);
 void mp_strmap_prefetch(const mp_strmap *m, uint32_t hash);
 int32_t mp_strmap_get_hashed(const mp_strmap *m, const char *key, size_t len, uint32_t hash);
 
+/* --- radix.c: a key and what it belongs to, sorted by key */
+typedef struct mp_pair {
+    uint64_t key;
+    uint32_t at;
+} mp_pair;
+/* A stable LSD radix sort of a[] by key ascending, where every key is
+ * below 2^bits; b[] is scratch of n pairs.  Returns a or b, whichever
+ * holds the sorted pairs. */
+mp_pair *mp_sort_pairs(mp_pair *a, mp_pair *b, uint32_t n, int bits);
+/* Bits needed to write x (0 for 0). */
+int mp_bit_width(uint64_t x);
+
 /* --- the graph writer's pieces (graph/write.c), shared by every writer of
  * .mpg text (the generator, the fuzz decoder) */
 /* s with control characters as \xNN and a backslash doubled (core/buf.c). */

@@ -1,39 +1,7 @@
-/* sort.c - stable LSD radix sorts for the packer's orders: orders of
- * 10^5 items are sorted many times a layout, and a comparison sort with a
- * callback costs several times more. */
+/* sort.c - the packer's two-key orders, as stable LSD radix sorts over
+ * core/radix.c's pair sort: orders of 10^5 items are sorted many times a
+ * layout, and a comparison sort with a callback costs several times more. */
 #include "sort.h"
-
-int mp_pk_bit_width(uint64_t x) {
-    int w = 0;
-    for (; x; x >>= 1) w++;
-    return w;
-}
-
-/* Keys that fit one 64-bit word together: a stable LSD radix sort of
- * (key, position) pairs in 11-bit digits, all histograms in one pass. */
-#define RADIX_BITS 11
-#define RADIX_DIGITS (1u << RADIX_BITS)
-
-pk_pair *mp_pk_sort_pairs(pk_pair *a, pk_pair *b, uint32_t n, int bits) {
-    int passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
-    uint32_t (*at)[RADIX_DIGITS] = mp_xcalloc((size_t)passes + 1, sizeof *at);
-    for (uint32_t q = 0; q < n; q++)
-        for (int p = 0; p < passes; p++) at[p][(a[q].key >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1)]++;
-    for (int p = 0; p < passes; p++) {
-        uint32_t sum = 0;
-        for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
-            uint32_t c = at[p][d];
-            at[p][d] = sum;
-            sum += c;
-        }
-        for (uint32_t q = 0; q < n; q++) b[at[p][(a[q].key >> (p * RADIX_BITS)) & (RADIX_DIGITS - 1)]++] = a[q];
-        pk_pair *t = a;
-        a = b;
-        b = t;
-    }
-    mp_xfree(at);
-    return a;
-}
 
 /* v[q] = old v[from[q]] for every q, from[] a permutation of 0..n-1
  * (n < 2^32 - 1); from[] is used up (each entry marked done). */
@@ -61,12 +29,12 @@ static void sort_packed(pk_keyed *v, uint32_t n, int w1, int w2) {
     uint64_t m2 = w2 == 64 ? UINT64_MAX : (UINT64_C(1) << w2) - 1;
     int w = w1 + w2;
     uint64_t all = w == 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1;
-    pk_pair *a = mp_xmalloc((2 * (size_t)n + 1) * sizeof *a), *b = a + n;
+    mp_pair *a = mp_xmalloc((2 * (size_t)n + 1) * sizeof *a), *b = a + n;
     for (uint32_t q = 0; q < n; q++) {
         uint64_t k = (w1 ? (v[q].k1 & m1) << w2 : 0) | (v[q].k2 & m2);
-        a[q] = (pk_pair){~k & all, q}; /* complemented: ascending is the wanted order */
+        a[q] = (mp_pair){~k & all, q}; /* complemented: ascending is the wanted order */
     }
-    pk_pair *sorted = mp_pk_sort_pairs(a, b, n, w), *spare = sorted == a ? b : a;
+    mp_pair *sorted = mp_sort_pairs(a, b, n, w), *spare = sorted == a ? b : a;
     /* v[q] = old v[sorted[q].at], in place: the permutation goes into the
      * spare half (4 of its 16 bytes an entry), then its cycles are
      * followed, so no third array of n entries (at 10^7 items that copy
@@ -90,7 +58,7 @@ void mp_pk_sort_desc(pk_keyed *v, uint32_t n) {
         and2 &= v[q].k2, or2 |= v[q].k2;
     }
     uint64_t vary1 = and1 ^ or1, vary2 = and2 ^ or2;
-    int w1 = mp_pk_bit_width(vary1), w2 = mp_pk_bit_width(vary2);
+    int w1 = mp_bit_width(vary1), w2 = mp_bit_width(vary2);
     if (w1 + w2 <= 64) {
         if (w1 + w2) sort_packed(v, n, w1, w2);
         return;

@@ -204,18 +204,18 @@ static uint32_t *event_order(const job *jobs, uint32_t nj, size_t *n_events) {
     *n_events = ne;
     /* time t as (t - first) << 1, + 1 for an allocation: frees first */
     uint64_t span = nj ? ((uint64_t)(last - first) << 1) | 1 : 0;
-    int wt = mp_pk_bit_width(span), ws = mp_pk_bit_width(and_size ^ or_size);
+    int wt = mp_bit_width(span), ws = mp_bit_width(and_size ^ or_size);
     if (wt + ws <= 64) {
         uint64_t ms = ws == 64 ? UINT64_MAX : (UINT64_C(1) << ws) - 1;
-        pk_pair *a = mp_xmalloc((2 * ne + 1) * sizeof *a), *b = a + ne;
+        mp_pair *a = mp_xmalloc((2 * ne + 1) * sizeof *a), *b = a + ne;
         size_t q = 0;
         for (uint32_t j = 0; j < nj; j++) { /* ascending j: ties stay by job */
             uint64_t big_first = ~jobs[j].size & ms;
             if (!jobs[j].held)
-                a[q++] = (pk_pair){(((uint64_t)(jobs[j].start - first) << 1 | 1) << ws) | big_first, 2 * j + 1};
-            a[q++] = (pk_pair){(((uint64_t)(jobs[j].stop - first) << 1) << ws) | big_first, 2 * j};
+                a[q++] = (mp_pair){(((uint64_t)(jobs[j].start - first) << 1 | 1) << ws) | big_first, 2 * j + 1};
+            a[q++] = (mp_pair){(((uint64_t)(jobs[j].stop - first) << 1) << ws) | big_first, 2 * j};
         }
-        pk_pair *sorted = mp_pk_sort_pairs(a, b, (uint32_t)ne, wt + ws);
+        mp_pair *sorted = mp_sort_pairs(a, b, (uint32_t)ne, wt + ws);
         /* the order written over the pairs' own block, from its start: entry
          * q goes to bytes 4q.., at or before where sorted[q] was read */
         uint32_t *order = (uint32_t *)(void *)a;

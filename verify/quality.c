@@ -19,12 +19,22 @@ typedef struct ev {
     uint64_t plus, minus;
 } ev;
 
+/* A buffer's events: a list to sort, or, when the buffer holds many
+ * members for its graph's nodes, their sums per node (delta[t], t up to
+ * n_nodes; modulo 2^64 as above): a list of 2 * 10^7 events and the merge
+ * sort's copy of it were the verifier's peak memory at 10^7 tensors. */
 typedef struct evs {
     ev *v;
     size_t n, cap;
+    uint64_t *delta; /* NULL: the list */
+    size_t n_t;      /* delta[0..n_t) */
 } evs;
 
 static void push(evs *e, int32_t t, uint64_t plus, uint64_t minus) {
+    if (e->delta) {
+        e->delta[t] += plus - minus;
+        return;
+    }
     ev x = {t, plus, minus};
     MP_VEC_PUSH(e->v, e->n, e->cap, x);
 }
@@ -121,9 +131,30 @@ typedef struct lb {
     int64_t *at; /* per buffer, where v[b] is reached (sweep) */
 } lb;
 
+/* sweep() over sums per node: each node in turn (one without events
+ * changes nothing, so the answer is the list's), delta[] zeroed again. */
+static uint64_t sweep_dense(uint64_t *delta, size_t n_t, const int32_t *cf, const uint64_t *extra,
+                            size_t ncf, int64_t *at) {
+    uint64_t live = 0, best = 0;
+    size_t q = 0;
+    *at = -1;
+    for (size_t t = 0; t < n_t; t++) {
+        live += delta[t];
+        delta[t] = 0;
+        uint64_t here = live, sum;
+        for (; q < ncf && (size_t)cf[q] == t; q++) {
+            if (!mp_add_u64(here, extra[q], &sum)) sum = UINT64_MAX;
+            if (sum > here) here = sum;
+        }
+        if (here > best) best = here, *at = (int64_t)t;
+    }
+    return best;
+}
+
 /* Largest over nodes of live bytes (events) plus extra[node]; *at: the
  * first node where it is reached (-1 when nothing is live anywhere). */
 static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf, int64_t *at) {
+    if (e->delta) return sweep_dense(e->delta, e->n_t, cf, extra, ncf, at);
     if (e->n) qsort(e->v, e->n, sizeof *e->v, cmp_ev);
     uint64_t live = 0, best = 0;
     size_t i = 0, q = 0;
@@ -141,6 +172,19 @@ static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t n
         if (here > best) best = here, *at = t;
     }
     return best;
+}
+
+/* extra[q]: the largest bound in buffer b of the sub-graphs that
+ * control-flow node cf[q] runs. */
+static void sub_bounds(const mp_graphdef *g, const int32_t *cf, size_t ncf, const lb *sub, uint32_t b,
+                       uint64_t *extra) {
+    for (size_t q = 0; q < ncf; q++) {
+        extra[q] = 0;
+        for (int k = 0; k < 2; k++) {
+            int32_t s = g->nodes[cf[q]].sub[k];
+            if (s >= 0 && b < sub[s].n && sub[s].v[b] > extra[q]) extra[q] = sub[s].v[b];
+        }
+    }
 }
 
 static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
@@ -174,26 +218,28 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     qsort(m, nm, sizeof *m, cmp_member);
     uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);
     evs e = {0};
+    uint64_t *delta = NULL;
     size_t i = 0;
     for (uint32_t b = 1; b < nb; b++) {
         e.n = 0;
         while (i < nm && m[i].buffer < b) i++;
+        size_t in_b = 0;
+        while (i + in_b < nm && m[i + in_b].buffer == b) in_b++;
+        bool dense = 4 * in_b >= g->n_nodes; /* members on most nodes */
+        if (dense && !delta) delta = mp_xcalloc((size_t)g->n_nodes + 2, sizeof *delta);
+        e.delta = dense ? delta : NULL;
+        e.n_t = (size_t)g->n_nodes + 2;
         while (i < nm && m[i].buffer == b) {
             size_t j = i;
             while (j < nm && m[j].buffer == b && m[j].family == m[i].family) j++;
             family_events(m + i, j - i, &e);
             i = j;
         }
-        for (size_t q = 0; q < ncf; q++) {
-            extra[q] = 0;
-            for (int k = 0; k < 2; k++) {
-                int32_t s = g->nodes[cf[q]].sub[k];
-                if (s >= 0 && b < sub[s].n && sub[s].v[b] > extra[q]) extra[q] = sub[s].v[b];
-            }
-        }
+        sub_bounds(g, cf, ncf, sub, b, extra);
         out->v[b] = sweep(&e, cf, extra, ncf, &out->at[b]);
     }
     mp_xfree(e.v);
+    mp_xfree(delta);
     mp_xfree(extra);
     mp_xfree(m);
     mp_xfree(cf);
