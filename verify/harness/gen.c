@@ -86,6 +86,7 @@ typedef struct bgraph {
     int32_t *vals; /* operands available to later nodes */
     size_t nv, cv;
     uint32_t counter;
+    mp_arena *arena; /* the generator's: names and operand lists (10^7 small blocks at 10^7 tensors) */
 } bgraph;
 
 typedef struct gen {
@@ -93,6 +94,7 @@ typedef struct gen {
     mp_gen_options o;
     bgraph *g;
     size_t ng, cg;
+    mp_arena *arena;  /* every graph's names and lists, freed at the end */
     uint64_t tensors; /* total so far */
     mp_device devs[16];
     uint32_t n_devs;
@@ -105,8 +107,7 @@ static int32_t add_tensor(bgraph *g, const char *prefix, uint64_t size, mp_devic
     btensor t = {0};
     char name[48];
     snprintf(name, sizeof name, "%s%u", prefix, g->counter++);
-    t.name = mp_xmalloc(strlen(name) + 1);
-    strcpy(t.name, name);
+    t.name = mp_arena_strndup(g->arena, name, strlen(name));
     t.size = size;
     t.dev = dev;
     t.inplace = t.view = -1;
@@ -114,15 +115,13 @@ static int32_t add_tensor(bgraph *g, const char *prefix, uint64_t size, mp_devic
     return (int32_t)g->nt - 1;
 }
 
-static int32_t *list(const int32_t *v, uint32_t n) {
-    int32_t *l = mp_xmalloc((n + 1) * sizeof *l);
-    if (n) memcpy(l, v, n * sizeof *l);
-    return l;
+static int32_t *list(bgraph *g, const int32_t *v, uint32_t n) {
+    return mp_arena_memdup(g->arena, v, n * sizeof *v);
 }
 
 static void add_node(bgraph *g, uint32_t kind, const int32_t *in, uint32_t n_in,
                      const int32_t *out, uint32_t n_out) {
-    bnode nd = {kind, list(in, n_in), list(out, n_out), n_in, n_out, {-1, -1}, NULL, 0};
+    bnode nd = {kind, list(g, in, n_in), list(g, out, n_out), n_in, n_out, {-1, -1}, NULL, 0};
     if (kind == MP_NODE_PLACEHOLDER) MP_VEC_PUSH(g->ph, g->nph, g->cph, nd);
     else MP_VEC_PUSH(g->body, g->nb, g->cb, nd);
 }
@@ -156,6 +155,7 @@ static mp_device pick_device(gen *G) {
 static bgraph *new_graph(gen *G, const char *name) {
     bgraph g = {0};
     snprintf(g.name, sizeof g.name, "%s", name);
+    g.arena = G->arena;
     MP_VEC_PUSH(G->g, G->ng, G->cg, g);
     return &G->g[G->ng - 1];
 }
@@ -474,9 +474,7 @@ static void body_method(gen *G, size_t gi, uint64_t seq, uint64_t d, uint64_t ca
         kv[l] = placeholder(G, g, "kv", cache, G->devs[0], MP_T_MUTABLE | MP_T_SHARED);
         char name[32];
         snprintf(name, sizeof name, "kv_%u", l);
-        mp_xfree(g->t[kv[l]].name);
-        g->t[kv[l]].name = mp_xmalloc(strlen(name) + 1);
-        strcpy(g->t[kv[l]].name, name);
+        g->t[kv[l]].name = mp_arena_strndup(g->arena, name, strlen(name));
     }
     uint64_t act = seq * d * 2;
     x = op(G, gi, &x, 1, act, "embed");
@@ -658,9 +656,6 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
 }
 
 static void free_graph(bgraph *g) {
-    for (size_t i = 0; i < g->nt; i++) mp_xfree(g->t[i].name);
-    for (size_t i = 0; i < g->nph; i++) mp_xfree(g->ph[i].in), mp_xfree(g->ph[i].out);
-    for (size_t i = 0; i < g->nb; i++) mp_xfree(g->body[i].in), mp_xfree(g->body[i].out);
     mp_xfree(g->t);
     mp_xfree(g->ph);
     mp_xfree(g->body);
@@ -712,6 +707,7 @@ static void pin_some(gen *G) {
 void mp_gen(const mp_gen_options *o, mp_buf *out) {
     gen G = {0};
     G.o = *o;
+    G.arena = mp_arena_new();
     /* the stream depends on every option, so related runs differ */
     G.r.s = o->seed ^ (o->tensors * 0x2545f4914f6cdd1dull) ^ ((uint64_t)o->depth << 56) ^
             ((uint64_t)o->profile << 48) ^ ((uint64_t)o->n_devices << 40);
@@ -741,4 +737,5 @@ void mp_gen(const mp_gen_options *o, mp_buf *out) {
     for (size_t i = 0; i < G.ng; i++) write_graph(&G.g[i], &G, out);
     for (size_t i = 0; i < G.ng; i++) free_graph(&G.g[i]);
     mp_xfree(G.g);
+    mp_arena_free(G.arena);
 }
