@@ -21,9 +21,14 @@ typedef struct pgraph {
     mp_graphdef g;
     size_t tcap, ncap;
     mp_strmap names;
-    /* per tensor: view= / inplace= names until the graph closes */
-    mp_tok *view_ref, *inplace_ref;
-    size_t rcap;
+    /* the tensors with view= or inplace=, in tensor order, with those
+     * names until the graph closes (a list of the few, not two names per
+     * tensor: at 10^7 tensors those arrays were 0.3 GB of empty slots) */
+    struct base_ref {
+        uint32_t tensor;
+        mp_tok view, inplace;
+    } *refs;
+    size_t n_refs, refs_cap;
     bool seen_body, seen_output;
     /* delegate nodes' scratch= (node, bytes) until the graph closes */
     struct scratch_ref {
@@ -134,12 +139,13 @@ static bool parse_device(mp_tok t, mp_device *d) {
 
 /* ------------------------------------------------------------- tensors */
 
-/* Room for cap tensors (and their view= / inplace= names). */
+/* A tensor's view_base while its view= name waits for the graph's end. */
+#define VIEW_PENDING (-2)
+
+/* Room for cap tensors. */
 static void reserve_tensors(pgraph *g, size_t cap) {
     g->tcap = cap;
     g->g.tensors = mp_xrealloc(g->g.tensors, cap * sizeof(mp_tensor));
-    g->view_ref = mp_xrealloc(g->view_ref, cap * sizeof(mp_tok));
-    g->inplace_ref = mp_xrealloc(g->inplace_ref, cap * sizeof(mp_tok));
 }
 
 static void reserve_nodes(pgraph *g, size_t cap) {
@@ -235,8 +241,11 @@ static int parse_tensor(parser *p, mp_tok *tk, int nt) {
     if (prev >= 0)
         return fail(p, "tensor '%s' is already declared at line %d", t->name,
                     g->g.tensors[prev].line);
-    g->view_ref[idx] = view;
-    g->inplace_ref[idx] = inplace;
+    if (view.n || inplace.n) {
+        struct base_ref r = {idx, view, inplace};
+        MP_VEC_PUSH(g->refs, g->n_refs, g->refs_cap, r);
+        if (view.n) t->view_base = VIEW_PENDING;
+    }
     g->g.n_tensors++;
     return MP_OK;
 }
@@ -383,8 +392,7 @@ static int check_node_shape(parser *p, mp_node *nd, bool has_in) {
             return fail(p, "placeholder after a non-placeholder node");
         if (has_in) return fail(p, "placeholder takes no in=");
         if (nd->n_out != 1) return fail(p, "placeholder needs exactly one out=");
-        if (g->g.tensors[nd->out[0]].view_base >= 0 ||
-            g->view_ref[nd->out[0]].s)
+        if (g->g.tensors[nd->out[0]].view_base != -1)
             return fail(p, "placeholder cannot define view '%s'",
                         g->g.tensors[nd->out[0]].name);
     } else {
@@ -402,7 +410,7 @@ static int define_outputs(parser *p, mp_node *nd, int32_t node_idx) {
     for (uint32_t i = 0; i < nd->n_out; i++) {
         int32_t ti = nd->out[i];
         mp_tensor *t = &g->g.tensors[ti];
-        if (g->view_ref[ti].s) continue; /* views may appear in any out= */
+        if (t->view_base == VIEW_PENDING) continue; /* views may appear in any out= */
         if (t->def_node == node_idx)
             return fail(p, "tensor '%s' appears twice in out=", t->name);
         if (t->def_node >= 0)
@@ -471,7 +479,6 @@ static int add_scratch_tensors(parser *p, pgraph *g) {
         t->line = nd->line;
         int32_t near = nd->n_out ? nd->out[0] : nd->n_in ? nd->in[0] : -1;
         if (near >= 0) t->device = g->g.tensors[g->g.tensors[near].root].device;
-        g->view_ref[idx] = g->inplace_ref[idx] = (mp_tok){0, 0};
         mp_strmap_put(&g->names, t->name, (size_t)len, idx);
         int32_t *out = mp_arena_alloc(p->arena, (nd->n_out + 1) * sizeof *out);
         if (nd->n_out) memcpy(out, nd->out, nd->n_out * sizeof *out);
@@ -536,13 +543,12 @@ static int close_graph(parser *p) {
         return fail(p, "graph '%s' has no output node", g->g.name);
     if (add_scratch_tensors(p, g)) return p->err->code;
     ts = g->g.tensors; /* add_scratch_tensors may have moved them */
-    for (uint32_t i = 0; i < g->g.n_tensors; i++) {
-        if (g->view_ref[i].s &&
-            resolve_ref(p, g, i, g->view_ref[i], "view base", &ts[i].view_base))
+    for (size_t k = 0; k < g->n_refs; k++) {
+        const struct base_ref *r = &g->refs[k];
+        if (r->view.n && resolve_ref(p, g, r->tensor, r->view, "view base", &ts[r->tensor].view_base))
             return p->err->code;
-        if (g->inplace_ref[i].s &&
-            resolve_ref(p, g, i, g->inplace_ref[i], "inplace base",
-                        &ts[i].inplace_base))
+        if (r->inplace.n &&
+            resolve_ref(p, g, r->tensor, r->inplace, "inplace base", &ts[r->tensor].inplace_base))
             return p->err->code;
     }
     if (resolve_views(p, g)) return p->err->code;
@@ -560,10 +566,9 @@ static int close_graph(parser *p) {
                         t->name);
         }
     }
-    mp_xfree(g->view_ref);
-    mp_xfree(g->inplace_ref);
+    mp_xfree(g->refs);
     mp_xfree(g->scratch);
-    g->view_ref = g->inplace_ref = NULL;
+    g->refs = NULL;
     g->scratch = NULL;
     mp_strmap_free(&g->names);
     p->cur = NULL;
@@ -769,8 +774,7 @@ static void parser_free(parser *p) {
     for (size_t i = 0; i < p->n_graphs; i++) {
         mp_xfree(p->graphs[i].g.tensors);
         mp_xfree(p->graphs[i].g.nodes);
-        mp_xfree(p->graphs[i].view_ref);
-        mp_xfree(p->graphs[i].inplace_ref);
+        mp_xfree(p->graphs[i].refs);
         mp_xfree(p->graphs[i].scratch);
         mp_strmap_free(&p->graphs[i].names);
     }
