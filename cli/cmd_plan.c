@@ -151,6 +151,19 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     return MP_OK;
 }
 
+static bool to_output(const char *data, size_t len, void *ctx) { return mp_out_write(ctx, data, len); }
+
+/* The plan to its output as it is written, a MiB at a time (a 10^7-tensor
+ * plan is 0.7 GB): a failed write leaves no file behind. */
+static int write_plan(const char *path, const mp_plan *plan, const char *const *inputs, mp_buf *b,
+                      mp_err *err) {
+    mp_out o;
+    int rc = mp_out_open(&o, path, inputs, 1, err);
+    if (rc) return rc;
+    mp_plan_write_to(plan, b, to_output, &o);
+    return mp_out_close(&o, true, err);
+}
+
 int mp_cmd_plan(int argc, char **argv) {
     plan_args pa;
     int rc = parse_plan_args(argc, argv, &pa);
@@ -182,9 +195,8 @@ int mp_cmd_plan(int argc, char **argv) {
     mp_buf b, s;
     mp_buf_init(&b);
     mp_buf_init(&s);
-    mp_plan_write(plan, &b);
     rc = pa.summary ? mp_cli_summary(prog, plan, &pa.opts, pa.summary_json, &s, &err) : MP_OK;
-    if (rc == MP_OK) rc = mp_write_output(pa.out, b.data ? b.data : "", b.len, &pa.graph, 1, &err);
+    if (rc == MP_OK) rc = write_plan(pa.out, plan, &pa.graph, &b, &err);
     if (rc == MP_OK && pa.summary) rc = mp_write_output(pa.summary, s.data ? s.data : "", s.len, &pa.graph, 1, &err);
     mp_buf_free(&b);
     mp_buf_free(&s);

@@ -7,6 +7,7 @@
  * socket (/dev/null, a pipe) in place; "-" is standard output; a path
  * that is one of the command's inputs is refused. */
 #include "internal.h"
+#include "memplan_tools.h" /* mp_out */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,55 +86,45 @@ static int resolve_links(const char *path, char *out, size_t n, mp_err *err) {
     return mp_err_set(err, MP_EIO, "%s: too many levels of symbolic links", path);
 }
 
-/* A device, FIFO or socket: written in place (no temporary, no rename:
- * /dev/null stays a device). */
-static int write_in_place(const char *path, const char *data, size_t len, mp_err *err) {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return mp_err_set(err, MP_EIO, "%s: cannot open: %s", path, strerror(errno));
-    bool ok = write_all(fd, data, len);
-    int e = errno;
-    if (close(fd) != 0 && ok) ok = false, e = errno;
-    return ok ? MP_OK : mp_err_set(err, MP_EIO, "%s: write failed: %s", path, strerror(e));
+/* Opens an output (mp_out_open): "-" is stdout; a device, FIFO or socket
+ * is written in place (no temporary, no rename: /dev/null stays a
+ * device); a regular file or a new one goes to a temporary beside it,
+ * renamed over it by mp_out_close with the old file's mode (and owner, as
+ * root).  Every error path removes the temporary. */
+static int open_in_place(mp_out *o, mp_err *err) {
+    o->fd = open(o->path, O_WRONLY | O_CLOEXEC);
+    if (o->fd < 0) return mp_err_set(err, MP_EIO, "%s: cannot open: %s", o->path, strerror(errno));
+    return MP_OK;
 }
 
-/* A regular file or a new one: a temporary beside it, then rename, with
- * the old file's mode (and owner, as root).  Every error path removes the
- * temporary. */
-static int write_replacing(const char *path, const struct stat *old, const char *data, size_t len,
-                           mp_err *err) {
-    size_t plen = strlen(path);
-    char *tmp = mp_xmalloc(plen + 16);
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+static int open_temporary(mp_out *o, mp_err *err) {
+    size_t plen = strlen(o->path);
+    o->tmp = mp_xmalloc(plen + 16);
+    memcpy(o->tmp, o->path, plen);
+    memcpy(o->tmp + plen, ".tmp.XXXXXX", 12);
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
         int e = errno;
-        mp_xfree(tmp);
-        return mp_err_set(err, MP_EIO, "%s: cannot create: %s", path, strerror(e));
+        mp_xfree(o->tmp);
+        o->tmp = NULL;
+        return mp_err_set(err, MP_EIO, "%s: cannot create: %s", o->path, strerror(e));
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    bool ok = write_all(fd, data, len) && fchmod(fd, old ? old->st_mode & 07777 : 0666 & ~mask) == 0;
-    if (ok && old && geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0) ok = false;
-    int e = errno;
-    if (close(fd) != 0 && ok) ok = false, e = errno;
-    if (ok && rename(tmp, path) != 0) ok = false, e = errno;
-    if (!ok) unlink(tmp);
-    mp_xfree(tmp);
-    return ok ? MP_OK : mp_err_set(err, MP_EIO, "%s: write failed: %s", path, strerror(e));
+    return MP_OK;
 }
 
-int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
-                    size_t n_inputs, mp_err *err) {
+int mp_out_open(mp_out *o, const char *path, const char *const *inputs, size_t n_inputs, mp_err *err) {
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->ok = true;
     if (strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-            return mp_err_set(err, MP_EIO, "stdout: write error: %s", strerror(errno));
+        o->fd = STDOUT_FILENO;
+        o->is_stdout = true;
+        snprintf(o->path, sizeof o->path, "stdout");
         return MP_OK;
     }
-    char real[4096];
-    if (resolve_links(path, real, sizeof real, err)) return err->code;
+    if (resolve_links(path, o->path, sizeof o->path, err)) return err->code;
     struct stat st;
-    bool exists = stat(real, &st) == 0;
+    bool exists = stat(o->path, &st) == 0;
     for (size_t i = 0; exists && i < n_inputs; i++) {
         struct stat in;
         if (inputs[i] && strcmp(inputs[i], "-") && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev &&
@@ -142,8 +133,57 @@ int mp_write_output(const char *path, const char *data, size_t len, const char *
                               inputs[i]);
     }
     if (exists && S_ISDIR(st.st_mode)) return mp_err_set(err, MP_EIO, "%s: is a folder", path);
-    if (exists && !S_ISREG(st.st_mode)) return write_in_place(real, data, len, err);
-    return write_replacing(real, exists ? &st : NULL, data, len, err);
+    if (exists && !S_ISREG(st.st_mode)) return open_in_place(o, err);
+    o->has_old = exists;
+    o->old_mode = (unsigned)st.st_mode, o->old_uid = (unsigned)st.st_uid, o->old_gid = (unsigned)st.st_gid;
+    return open_temporary(o, err);
+}
+
+bool mp_out_write(mp_out *o, const char *data, size_t len) {
+    if (!o->ok) return false;
+    /* stdout through stdio, in order with whatever else went there */
+    bool ok = o->is_stdout ? fwrite(data, 1, len, stdout) == len : write_all(o->fd, data, len);
+    if (!ok) o->ok = false, o->error = errno;
+    return o->ok;
+}
+
+/* The temporary's mode and owner, then its rename over the path. */
+static bool commit_temporary(mp_out *o) {
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(o->fd, o->has_old ? (mode_t)o->old_mode & 07777 : 0666 & ~mask) != 0) return false;
+    if (o->has_old && geteuid() == 0 && fchown(o->fd, (uid_t)o->old_uid, (gid_t)o->old_gid) != 0) return false;
+    return true;
+}
+
+int mp_out_close(mp_out *o, bool keep, mp_err *err) {
+    if (o->fd < 0) return MP_OK; /* never opened */
+    bool ok = o->ok;
+    int e = o->error;
+    if (o->is_stdout) {
+        if (ok && fflush(stdout) != 0) ok = false, e = errno;
+        return ok || !keep ? MP_OK : mp_err_set(err, MP_EIO, "stdout: write error: %s", strerror(e));
+    }
+    if (ok && keep && o->tmp && !commit_temporary(o)) ok = false, e = errno;
+    if (close(o->fd) != 0 && ok) ok = false, e = errno;
+    o->fd = -1;
+    if (o->tmp) {
+        if (ok && keep && rename(o->tmp, o->path) != 0) ok = false, e = errno;
+        if (!ok || !keep) unlink(o->tmp);
+        mp_xfree(o->tmp);
+        o->tmp = NULL;
+    }
+    if (!keep) return MP_OK;
+    return ok ? MP_OK : mp_err_set(err, MP_EIO, "%s: write failed: %s", o->path, strerror(e));
+}
+
+int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
+                    size_t n_inputs, mp_err *err) {
+    mp_out o;
+    int rc = mp_out_open(&o, path, inputs, n_inputs, err);
+    if (rc) return rc;
+    mp_out_write(&o, data, len);
+    return mp_out_close(&o, true, err);
 }
 
 int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err) {

@@ -152,6 +152,12 @@ char *mp_read_file(const char *path, size_t *len, mp_err *err);
 int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);
 int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
                     size_t n_inputs, mp_err *err);
+/* A sink for a writer's text in pieces: false when it failed. */
+typedef bool (*mp_sink_fn)(const char *data, size_t len, void *ctx);
+/* mp_plan_write handing its text to sink about a MiB at a time instead of
+ * keeping it whole (b is left empty; b->failed when the sink or an
+ * allocation failed, and then the writing stopped there). */
+void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx);
 /* An empty plan of planner `algo_name` (a static string) with the options
  * line of `o`, in an arena of its own. */
 mp_plan *mp_plan_new(const mp_options *o, const char *algo_name);

@@ -362,6 +362,23 @@ char *mp_read_file(const char *path, size_t *len, mp_err *err);
  * (MP_EIO).  mp_write_output also refuses (MP_EFORMAT) a path that is the
  * same file as one of `inputs`. */
 int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);
+/* The same output written in pieces, for a text too large to hold whole
+ * (a 10^7-tensor plan is 0.7 GB): mp_out_open makes the checks and opens
+ * the temporary (or the device, or stdout); mp_out_write appends (false
+ * once a write failed: later ones are skipped); mp_out_close with keep
+ * renames the temporary over the path, or reports the first failure
+ * (MP_EIO), and without keep removes it.  Close every output opened. */
+typedef struct mp_out {
+    int fd;
+    char *tmp; /* the temporary, NULL when written in place */
+    char path[4096];
+    bool is_stdout, has_old, ok;
+    unsigned old_mode, old_uid, old_gid;
+    int error; /* errno of the first failed write */
+} mp_out;
+int mp_out_open(mp_out *o, const char *path, const char *const *inputs, size_t n_inputs, mp_err *err);
+bool mp_out_write(mp_out *o, const char *data, size_t len);
+int mp_out_close(mp_out *o, bool keep, mp_err *err);
 int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
                     size_t n_inputs, mp_err *err);
 

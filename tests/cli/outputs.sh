@@ -60,6 +60,17 @@ for w in plan gen import-csv trace svg report gate; do
     case $got in *rc=4) ok ;; *) bad "$w past ulimit -f: $got" ;; esac
     [ ! -e "$T/full-$w" ] && ok || bad "$w left a partial output"
 done
+# a plan of several MiB is written as it is made, a MiB at a time: a
+# write that fails after the first MiB still leaves the old file as it
+# was, and no temporary
+"$M" gen --seed 5 --tensors 60000 --profile transformer -o "$T/big.mpg"
+printf 'old\n' >"$T/big.mpp"
+got=$( (ulimit -f 2048; "$M" plan -o "$T/big.mpp" "$T/big.mpg" 2>&1 >/dev/null; echo "rc=$?") )
+case $got in *"write failed: File too large"*rc=4) ok ;; *) bad "a plan past ulimit -f: $got" ;; esac
+[ "$(cat "$T/big.mpp")" = old ] && ok || bad "a failed plan write changed the old file"
+"$M" plan -o "$T/big.mpp" "$T/big.mpg" && ok || bad "the big plan"
+[ "$(stat -c %s "$T/big.mpp")" -gt 2097152 ] && ok || bad "the big plan is not past the limit above"
+"$M" plan -o - "$T/big.mpg" | cmp -s - "$T/big.mpp" && ok || bad "the big plan differs on stdout"
 [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "temporary files left: $(ls "$T" | grep '\.tmp\.')"
 
 # an output that is an input: refused, exit 2, the input unchanged
