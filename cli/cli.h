@@ -61,7 +61,7 @@ int mp_bench_map(uint64_t max_tensors);
 /* memplan bench --stages: gen, plan and verify as processes, their time
  * and peak memory per size, recorded unless db is "none"
  * (cmd_bench_stages.c).  Non-zero when a stage failed. */
-int mp_bench_stages(uint64_t max_tensors, const char *db);
+int mp_bench_stages(uint64_t max_tensors, uint64_t repeat, const char *db);
 int mp_cmd_bench(int argc, char **argv);
 /* cmd_viz.c: pictures of a plan */
 int mp_cmd_trace(int argc, char **argv);

@@ -446,7 +446,7 @@ static const char BENCH_HELP[] =
     "                     [--limit S] [--repeat N]\n"
     "       memplan bench --history [--runs N] [--cases N] [--keep N]\n"
     "       memplan bench --map [--max-tensors N]\n"
-    "       memplan bench --stages [--max-tensors N] [--db FILE]\n"
+    "       memplan bench --stages [--max-tensors N] [--repeat N] [--db FILE]\n"
     "\n"
     "Plan quality, planning time, peak memory and speed-up over greedy of\n"
     "every planner in the table, side by side: generated graphs of 10^2 ..\n"
@@ -464,7 +464,8 @@ static const char BENCH_HELP[] =
     "  --max-tensors N   largest generated graph (default 1000000)\n"
     "  --limit S         seconds one plan may take (default 120)\n"
     "  --repeat N        runs of each plan under a second, the fastest kept\n"
-    "                    (default 3; every run must give the same bytes)\n"
+    "                    (default 3; every run must give the same bytes); with\n"
+    "                    --stages, runs of each stage, the fastest kept\n"
     "  --history         instead: the metrics store on a long history, --runs\n"
     "                    synthetic harness runs (default 1000) of --cases cases\n"
     "                    (default 1000) for every planner in a scratch database:\n"
@@ -521,7 +522,7 @@ int mp_cmd_bench(int argc, char **argv) {
     }
     if (history) return mp_bench_history(runs, cases, keep) ? MP_EIO : 0;
     if (map) return mp_bench_map(max_tensors) ? MP_EIO : 0;
-    if (stages) return mp_bench_stages(max_tensors, db) ? MP_EIO : 0;
+    if (stages) return mp_bench_stages(max_tensors, repeat, db) ? MP_EIO : 0;
     bstate s = {NULL, 0, 0, (unsigned)limit, (unsigned)repeat, {{false}}};
     char started[32];
     mp_db_now(started, sizeof started);

@@ -45,6 +45,9 @@ for n in 10000 100000; do
     done
 done
 grep -q '^| transformer | 100000 | plan | [0-9.]* | [0-9]* | [0-9.]*x |$' "$T/out" && ok || bad "no growth column"
+grep -q '^## Stages, .*the fastest of 3 runs' "$T/out" && ok || bad "stages header: $(head -1 "$T/out")"
+expect_rc 0 "$M" bench --stages --max-tensors 10000 --repeat 2 --db none
+grep -q '^## Stages, .*the fastest of 2 runs' "$T/out" && ok || bad "stages --repeat 2: $(head -1 "$T/out")"
 expect_rc 0 "$M" report --db "$T/b.db" --format csv
 [ "$(grep -c '^stages,2,.*,transformer-[0-9]*,\(gen\|plan\|verify\),[0-9.]*,[0-9]*,ok$' "$T/out")" = 6 ] && ok ||
     bad "stage rows: $(grep '^stages' "$T/out")"
