@@ -134,17 +134,27 @@ static size_t count_slots(uint64_t max_buffer, uint64_t max_node, uint32_t n) {
     return (size_t)((max_buffer + 1) * (max_node + 1));
 }
 
-/* An item's sort key: its buffer, then its first node (by_end: its last). */
-static uint64_t item_key(const item *x, uint64_t nodes, bool by_end) {
-    return x->buffer * nodes + (uint64_t)(by_end ? x->end : x->start);
+/* What the items are counted by: buffer then first node, buffer then
+ * last node, or alloc (less `base`, the smallest). */
+typedef enum { BY_START, BY_END, BY_ALLOC } key_kind;
+
+typedef struct key_spec {
+    key_kind kind;
+    uint64_t nodes; /* BY_START, BY_END: one more than the largest node */
+    int64_t base;   /* BY_ALLOC */
+} key_spec;
+
+static uint64_t item_key(const item *x, const key_spec *k) {
+    if (k->kind == BY_ALLOC) return (uint64_t)((int64_t)x->alloc - k->base);
+    return x->buffer * k->nodes + (uint64_t)(k->kind == BY_END ? x->end : x->start);
 }
 
 /* from[] ordering the items' keys stably (each key below slots). */
-static uint32_t *count_sort(const item *it, uint32_t n, size_t slots, uint64_t nodes, bool by_end) {
+static uint32_t *count_sort(const item *it, uint32_t n, size_t slots, const key_spec *k) {
     uint32_t *count = mp_xcalloc(slots + 1, sizeof *count), *from = mp_xmalloc(((size_t)n + 1) * sizeof *from);
-    for (uint32_t q = 0; q < n; q++) count[item_key(&it[q], nodes, by_end) + 1]++;
-    for (size_t k = 1; k <= slots; k++) count[k] += count[k - 1];
-    for (uint32_t q = 0; q < n; q++) from[count[item_key(&it[q], nodes, by_end)]++] = q;
+    for (uint32_t q = 0; q < n; q++) count[item_key(&it[q], k) + 1]++;
+    for (size_t j = 1; j <= slots; j++) count[j] += count[j - 1];
+    for (uint32_t q = 0; q < n; q++) from[count[item_key(&it[q], k)]++] = q;
     mp_xfree(count);
     return from;
 }
@@ -164,21 +174,34 @@ static void permute_items(item *it, uint32_t *from, uint32_t n) {
     }
 }
 
-/* The items into cmp_start's order (buffer, start, alloc) by a counting
- * sort, when they were collected in alloc order; false (nothing moved)
- * when that sort does not apply. */
-static bool sort_by_start(item *it, uint32_t n) {
-    uint64_t max_buffer = 0, max_start = 0;
-    for (uint32_t q = 0; q < n; q++) {
-        if (it[q].start < 0 || (q && it[q].alloc < it[q - 1].alloc)) return false;
-        max_buffer = it[q].buffer > max_buffer ? it[q].buffer : max_buffer;
-        max_start = (uint64_t)it[q].start > max_start ? (uint64_t)it[q].start : max_start;
-    }
-    size_t slots = count_slots(max_buffer, max_start, n);
-    if (!slots) return false;
-    uint32_t *from = count_sort(it, n, slots, max_start + 1, false);
+/* The items sorted by the key k (slots of them), stably and in place. */
+static void count_permute(item *it, uint32_t n, size_t slots, const key_spec *k) {
+    uint32_t *from = count_sort(it, n, slots, k);
     permute_items(it, from, n);
     mp_xfree(from);
+}
+
+/* The items into cmp_start's order (buffer, start, alloc) by counting
+ * sorts: by alloc unless they were collected in that order (a graph with
+ * control flow adds its footprints after), then by buffer and start.
+ * False (nothing moved) when the keys are too wide for a count table. */
+static bool sort_by_start(item *it, uint32_t n) {
+    uint64_t max_buffer = 0, max_start = 0;
+    int32_t min_alloc = 0, max_alloc = 0;
+    bool in_alloc_order = true;
+    for (uint32_t q = 0; q < n; q++) {
+        if (it[q].start < 0) return false;
+        in_alloc_order = in_alloc_order && (q == 0 || it[q].alloc >= it[q - 1].alloc);
+        max_buffer = it[q].buffer > max_buffer ? it[q].buffer : max_buffer;
+        max_start = (uint64_t)it[q].start > max_start ? (uint64_t)it[q].start : max_start;
+        min_alloc = it[q].alloc < min_alloc ? it[q].alloc : min_alloc;
+        max_alloc = it[q].alloc > max_alloc ? it[q].alloc : max_alloc;
+    }
+    size_t slots = count_slots(max_buffer, max_start, n);
+    size_t alloc_slots = count_slots(0, (uint64_t)((int64_t)max_alloc - min_alloc), n);
+    if (!slots || (!in_alloc_order && !alloc_slots)) return false;
+    if (!in_alloc_order) count_permute(it, n, alloc_slots, &(key_spec){BY_ALLOC, 0, min_alloc});
+    count_permute(it, n, slots, &(key_spec){BY_START, max_start + 1, 0});
     return true;
 }
 
@@ -194,7 +217,7 @@ static ending *items_by_end(const item *it, uint32_t n) {
     }
     size_t slots = fits ? count_slots(max_buffer, max_end, n) : 0;
     uint32_t *from = NULL;
-    if (slots) from = count_sort(it, n, slots, max_end + 1, true);
+    if (slots) from = count_sort(it, n, slots, &(key_spec){BY_END, max_end + 1, 0});
     for (uint32_t q = 0; q < n; q++) {
         uint32_t i = from ? from[q] : q; /* stable: the index breaks ties */
         by_end[q] = (ending){it[i].buffer, it[i].end, i};
