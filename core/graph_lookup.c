@@ -43,25 +43,21 @@ int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, si
     return t;
 }
 
-static const char *skip_blanks(const char *s, const char *e) {
+mp_tok mp_first_word(const char *s, const char *e) {
     while (s < e && (*s == ' ' || *s == '\t')) s++;
-    return s;
-}
-
-static const char *word_end(const char *s, const char *e) {
+    const char *b = s;
     while (s < e && *s != ' ' && *s != '\t' && *s != '#' && *s != '\r') s++;
-    return s;
+    return (mp_tok){b, (size_t)(s - b)};
 }
 
 /* The map slot of the name a `tensor` line s..e is about to add.  Only
  * those: a node's names are mostly guessed (above), and prefetching the
  * rest as well was no faster. */
 static void prefetch_line(const mp_lookup_graph *g, const char *s, const char *e) {
-    s = skip_blanks(s, e);
-    const char *w = word_end(s, e);
-    if (!(w - s == 6 && memcmp(s, "tensor", 6) == 0)) return;
-    const char *name = skip_blanks(w, e), *name_end = word_end(name, e);
-    if (name_end > name) mp_strmap_prefetch(g->names, mp_strmap_hash(name, (size_t)(name_end - name)));
+    mp_tok w = mp_first_word(s, e);
+    if (!mp_tok_is(w, "tensor")) return;
+    mp_tok name = mp_first_word(w.s + w.n, e);
+    if (name.n) mp_strmap_prefetch(g->names, mp_strmap_hash(name.s, name.n));
 }
 
 void mp_lookup_ahead(mp_lookup *L, const mp_lookup_graph *g, const char *line, const char *end) {

@@ -30,6 +30,9 @@ typedef struct mp_lookup_graph {
     uint32_t n_tensors;
 } mp_lookup_graph;
 
+/* The first word of the line s..e: blanks skipped, up to a blank, a
+ * comment or a CR (empty when there is none). */
+mp_tok mp_first_word(const char *s, const char *e);
 void mp_lookup_init(mp_lookup *L);
 /* The index of the tensor called s[0..len) in g, or -1. */
 int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len);

@@ -578,13 +578,6 @@ static int close_graph(parser *p) {
 /* ---------------------------------------------------------- file level */
 
 /* The first word of line s..e, as line_tokens would cut it. */
-static mp_tok first_word(const char *s, const char *e) {
-    while (s < e && (*s == ' ' || *s == '\t')) s++;
-    const char *b = s;
-    while (s < e && *s != ' ' && *s != '\t' && *s != '#' && *s != '\r') s++;
-    return (mp_tok){b, (size_t)(s - b)};
-}
-
 /* The tensor and node lines of the graph that starts at s: counts for
  * reserving its arrays and name map, read up to its `end` (or the next
  * `graph` line, so that no line is read more than twice in all). */
@@ -592,7 +585,7 @@ static void count_lines(const char *s, const char *end, size_t *tensors, size_t 
     *tensors = *nodes = 0;
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
-        mp_tok w = first_word(s, nl ? nl : end);
+        mp_tok w = mp_first_word(s, nl ? nl : end);
         if (mp_tok_is(w, "end") || mp_tok_is(w, "graph")) break;
         *tensors += mp_tok_is(w, "tensor");
         *nodes += mp_tok_is(w, "node");

@@ -88,6 +88,24 @@ typedef struct mp_pair {
 mp_pair *mp_sort_pairs(mp_pair *a, mp_pair *b, uint32_t n, int bits);
 /* Bits needed to write x (0 for 0). */
 int mp_bit_width(uint64_t x);
+/* v[q] = old v[from[q]] for every q, for n elements of `size` bytes (at
+ * most MP_PERMUTE_MAX), following the permutation's cycles: no second copy
+ * of the array.  from[] (a permutation of 0..n-1, n < 2^32 - 1) is used
+ * up.  Inline, so that each caller's element size is a constant. */
+#define MP_PERMUTE_MAX 64
+static inline void mp_permute_in_place(void *v, size_t size, uint32_t *from, uint32_t n) {
+    unsigned char *a = v, first[MP_PERMUTE_MAX];
+    for (uint32_t s = 0; s < n; s++) {
+        if (from[s] == UINT32_MAX) continue;
+        memcpy(first, a + (size_t)s * size, size);
+        uint32_t j = s;
+        for (uint32_t k = from[j]; from[j] = UINT32_MAX, k != s; k = from[j]) {
+            memcpy(a + (size_t)j * size, a + (size_t)k * size, size);
+            j = k;
+        }
+        memcpy(a + (size_t)j * size, first, size);
+    }
+}
 
 /* --- the graph writer's pieces (graph/write.c), shared by every writer of
  * .mpg text (the generator, the fuzz decoder) */

@@ -3,26 +3,7 @@
  * layout, and a comparison sort with a callback costs several times more. */
 #include "sort.h"
 
-/* v[q] = old v[from[q]] for every q, from[] a permutation of 0..n-1
- * (n < 2^32 - 1); from[] is used up (each entry marked done). */
-static void permute_in_place(pk_keyed *v, uint32_t *from, uint32_t n) {
-    const uint32_t done = UINT32_MAX;
-    for (uint32_t s = 0; s < n; s++) {
-        if (from[s] == done) continue;
-        pk_keyed first = v[s];
-        uint32_t j = s;
-        for (;;) {
-            uint32_t k = from[j];
-            from[j] = done;
-            if (k == s) {
-                v[j] = first;
-                break;
-            }
-            v[j] = v[k];
-            j = k;
-        }
-    }
-}
+_Static_assert(sizeof(pk_keyed) <= MP_PERMUTE_MAX, "keyed items are permuted in place");
 
 static void sort_packed(pk_keyed *v, uint32_t n, int w1, int w2) {
     uint64_t m1 = w1 == 64 ? UINT64_MAX : (UINT64_C(1) << w1) - 1;
@@ -41,7 +22,7 @@ static void sort_packed(pk_keyed *v, uint32_t n, int w1, int w2) {
      * was a third of the sort's 0.8 GB) */
     uint32_t *from = (uint32_t *)(void *)spare;
     for (uint32_t q = 0; q < n; q++) from[q] = sorted[q].at;
-    permute_in_place(v, from, n);
+    mp_permute_in_place(v, sizeof *v, from, n);
     mp_xfree(a);
 }
 

@@ -123,8 +123,9 @@ static int cmp_end(const void *a, const void *b) {
  * numbers in a few buffers, so a count per (buffer, node) orders them in
  * two linear passes and 4 bytes an item.  The sorts are stable: ties keep
  * the order the items were collected in, as that merge sort kept them.
- * When the keys are not that small (a buffer number past the node count,
- * which no real plan has), the caller sorts with qsort. */
+ * When a count table would be much larger than the items (a few items
+ * over many nodes, or large buffer numbers), the caller sorts with qsort,
+ * in the same order. */
 
 /* Slots of the count table for keys buffer * (max_node + 1) + node, or 0
  * when it would be much larger than the items. */
@@ -159,25 +160,12 @@ static uint32_t *count_sort(const item *it, uint32_t n, size_t slots, const key_
     return from;
 }
 
-/* it[q] = old it[from[q]], following the permutation's cycles (from[] is
- * used up): no second copy of the items. */
-static void permute_items(item *it, uint32_t *from, uint32_t n) {
-    for (uint32_t s = 0; s < n; s++) {
-        if (from[s] == UINT32_MAX) continue;
-        item first = it[s];
-        uint32_t j = s;
-        for (uint32_t k = from[j]; from[j] = UINT32_MAX, k != s; k = from[j]) {
-            it[j] = it[k];
-            j = k;
-        }
-        it[j] = first;
-    }
-}
+_Static_assert(sizeof(item) <= MP_PERMUTE_MAX, "items are permuted in place");
 
 /* The items sorted by the key k (slots of them), stably and in place. */
 static void count_permute(item *it, uint32_t n, size_t slots, const key_spec *k) {
     uint32_t *from = count_sort(it, n, slots, k);
-    permute_items(it, from, n);
+    mp_permute_in_place(it, sizeof *it, from, n);
     mp_xfree(from);
 }
 

@@ -217,7 +217,7 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     }
     qsort(m, nm, sizeof *m, cmp_member);
     uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);
-    evs e = {0};
+    evs e = {.n_t = (size_t)g->n_nodes + 2};
     uint64_t *delta = NULL;
     size_t i = 0;
     for (uint32_t b = 1; b < nb; b++) {
@@ -228,7 +228,6 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
         bool dense = 4 * in_b >= g->n_nodes; /* members on most nodes */
         if (dense && !delta) delta = mp_xcalloc((size_t)g->n_nodes + 2, sizeof *delta);
         e.delta = dense ? delta : NULL;
-        e.n_t = (size_t)g->n_nodes + 2;
         while (i < nm && m[i].buffer == b) {
             size_t j = i;
             while (j < nm && m[j].buffer == b && m[j].family == m[i].family) j++;
