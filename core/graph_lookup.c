@@ -1,15 +1,11 @@
 /* graph_lookup.c - the graph parser's name lookups: a small table of
- * recently found tensors in front of the name map, and a prefetch of the
- * map slots of the names a few lines ahead (graph_lookup.h says why). */
+ * recently found tensors in front of the name map (graph_lookup.h says
+ * why). */
 #include "graph_lookup.h"
-
-#define LOOKUP_AHEAD 16
 
 void mp_lookup_init(mp_lookup *L) {
     memset(L->recent, 0xff, sizeof L->recent);
     L->last = -1;
-    L->ahead = NULL;
-    L->lead = 0;
 }
 
 static uint32_t recent_slot(uint32_t hash) { return hash >> (32 - LOOKUP_RECENT_BITS); }
@@ -48,31 +44,4 @@ mp_tok mp_first_word(const char *s, const char *e) {
     const char *b = s;
     while (s < e && *s != ' ' && *s != '\t' && *s != '#' && *s != '\r') s++;
     return (mp_tok){b, (size_t)(s - b)};
-}
-
-/* The map slot of the name a `tensor` line s..e is about to add.  Only
- * those: a node's names are mostly guessed (above), and prefetching the
- * rest as well was no faster. */
-static void prefetch_line(const mp_lookup_graph *g, const char *s, const char *e) {
-    mp_tok w = mp_first_word(s, e);
-    if (!mp_tok_is(w, "tensor")) return;
-    mp_tok name = mp_first_word(w.s + w.n, e);
-    if (name.n) mp_strmap_prefetch(g->names, mp_strmap_hash(name.s, name.n));
-}
-
-void mp_lookup_ahead(mp_lookup *L, const mp_lookup_graph *g, const char *line, const char *end) {
-    if (!L->ahead || L->ahead <= line) { /* the first line, or past what was read ahead */
-        L->ahead = line;
-        L->lead = -1;
-    } else {
-        L->lead--; /* the line being parsed was read ahead */
-    }
-    if (!g || !g->names->cap) return;
-    while (L->lead < LOOKUP_AHEAD && L->ahead < end) {
-        const char *nl = memchr(L->ahead, '\n', (size_t)(end - L->ahead));
-        const char *e = nl ? nl : end;
-        if (L->ahead != line) prefetch_line(g, L->ahead, e);
-        L->ahead = nl ? nl + 1 : end;
-        L->lead++;
-    }
 }

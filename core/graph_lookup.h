@@ -1,14 +1,12 @@
 /* graph_lookup.h - the graph parser's name lookups (core/graph_lookup.c).
  *
  * At 10^7 tensors a graph's name map is 0.8 GB, so each lookup is a cache
- * miss on the map and another on the name it compares against.  Two
- * remedies, both mere hints (a lookup's answer never depends on them):
- *   - recent: most names a node reads were written by a node a few lines
- *     earlier, or are the next tensor after the last one looked up; a small
- *     table of recently found tensors answers those without the map;
- *   - ahead: the name a tensor line LOOKUP_AHEAD lines further on will add
- *     is hashed and its map slot prefetched, so that the miss has ended by
- *     the time that line is parsed. */
+ * miss on the map and another on the name it compares against.  Most
+ * names a node reads were written by a node a few lines earlier, or are
+ * the next tensor after the last one looked up: a small table of recently
+ * found tensors answers those without the map.  A mere hint: a lookup's
+ * answer never depends on it.  (Declarations reach the map in batches,
+ * graph_parse.c's add_names.) */
 #ifndef MP_GRAPH_LOOKUP_H
 #define MP_GRAPH_LOOKUP_H
 
@@ -19,8 +17,6 @@
 typedef struct mp_lookup {
     int32_t recent[1u << LOOKUP_RECENT_BITS]; /* by a name's hash: a tensor index, or -1 */
     int32_t last;                              /* the tensor last found, or -1 */
-    const char *ahead;                         /* the first line not yet prefetched */
-    int lead;                                  /* lines prefetched past the current one */
 } mp_lookup;
 
 /* The graph whose names are looked up: its map and tensors. */
@@ -36,8 +32,5 @@ mp_tok mp_first_word(const char *s, const char *e);
 void mp_lookup_init(mp_lookup *L);
 /* The index of the tensor called s[0..len) in g, or -1. */
 int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len);
-/* Called as each line starting at `line` is parsed (text ends at end):
- * keeps the lines after it prefetched against g (NULL: outside a graph). */
-void mp_lookup_ahead(mp_lookup *L, const mp_lookup_graph *g, const char *line, const char *end);
 
 #endif

@@ -20,7 +20,10 @@
 typedef struct pgraph {
     mp_graphdef g;
     size_t tcap, ncap;
+    /* tensors[0, named) are in names; the rest are added at the graph's
+     * next name lookup, all at once (add_names) */
     mp_strmap names;
+    uint32_t named;
     /* the tensors with view= or inplace=, in tensor order, with those
      * names until the graph closes (a list of the few, not two names per
      * tensor: at 10^7 tensors those arrays were 0.3 GB of empty slots) */
@@ -237,10 +240,6 @@ static int parse_tensor(parser *p, mp_tok *tk, int nt) {
     if ((t->flags & MP_T_PINNED) && g != p->graphs)
         return fail(p, "tensor '%s': at= is allowed in the entry graph only (a sub-graph's "
                        "offsets move with its region)", t->name);
-    int32_t prev = mp_strmap_put(&g->names, t->name, tk[1].n, (int32_t)idx);
-    if (prev >= 0)
-        return fail(p, "tensor '%s' is already declared at line %d", t->name,
-                    g->g.tensors[prev].line);
     if (view.n || inplace.n) {
         struct base_ref r = {idx, view, inplace};
         MP_VEC_PUSH(g->refs, g->n_refs, g->refs_cap, r);
@@ -248,6 +247,36 @@ static int parse_tensor(parser *p, mp_tok *tk, int nt) {
     }
     g->g.n_tensors++;
     return MP_OK;
+}
+
+/* The tensors declared since the last lookup, into the name map in one
+ * sweep (mp_strmap_put_all): at 10^7 tensors, a cache miss per name as
+ * each was declared was an eighth of the parse.  A name declared twice is
+ * reported at its second declaration, as if checked on that line: a
+ * lookup comes before any node line or graph end, and an error elsewhere
+ * yields to an earlier duplicate (first_error). */
+typedef struct name_source {
+    const mp_tensor *tensors;
+    uint32_t from;
+} name_source;
+
+static void name_entry(void *ctx, size_t k, mp_strmap_entry *e) {
+    const name_source *src = ctx;
+    const char *name = src->tensors[src->from + k].name;
+    size_t len = strlen(name); /* no NUL inside: the line had none */
+    *e = (mp_strmap_entry){name, (uint32_t)len, mp_strmap_hash(name, len), (int32_t)(src->from + k)};
+}
+
+static int add_names(parser *p, pgraph *g) {
+    name_source src = {g->g.tensors, g->named};
+    size_t n = g->g.n_tensors - g->named;
+    if (n == 0) return MP_OK;
+    g->named = g->g.n_tensors;
+    int32_t prev, again = mp_strmap_put_all(&g->names, n, name_entry, &src, &prev);
+    if (again < 0) return MP_OK;
+    p->line = g->g.tensors[again].line;
+    return fail(p, "tensor '%s' is already declared at line %d", g->g.tensors[again].name,
+                g->g.tensors[prev].line);
 }
 
 /* --------------------------------------------------------------- nodes */
@@ -424,6 +453,7 @@ static int define_outputs(parser *p, mp_node *nd, int32_t node_idx) {
 static int parse_node(parser *p, mp_tok *tk, int nt) {
     char q[48];
     pgraph *g = p->cur;
+    if (add_names(p, g)) return p->err->code;
     if (nt < 2) return fail(p, "node line needs a kind");
     int kind = kind_from(tk[1]);
     if (kind < 0) return fail(p, "unknown node kind '%s'", Q(tk[1], q));
@@ -480,6 +510,7 @@ static int add_scratch_tensors(parser *p, pgraph *g) {
         int32_t near = nd->n_out ? nd->out[0] : nd->n_in ? nd->in[0] : -1;
         if (near >= 0) t->device = g->g.tensors[g->g.tensors[near].root].device;
         mp_strmap_put(&g->names, t->name, (size_t)len, idx);
+        g->named = g->g.n_tensors;
         int32_t *out = mp_arena_alloc(p->arena, (nd->n_out + 1) * sizeof *out);
         if (nd->n_out) memcpy(out, nd->out, nd->n_out * sizeof *out);
         out[nd->n_out++] = idx;
@@ -539,6 +570,7 @@ static int resolve_views(parser *p, pgraph *g) {
 static int close_graph(parser *p) {
     pgraph *g = p->cur;
     mp_tensor *ts = g->g.tensors;
+    if (add_names(p, g)) return p->err->code;
     if (!g->seen_output)
         return fail(p, "graph '%s' has no output node", g->g.name);
     if (add_scratch_tensors(p, g)) return p->err->code;
@@ -577,7 +609,6 @@ static int close_graph(parser *p) {
 
 /* ---------------------------------------------------------- file level */
 
-/* The first word of line s..e, as line_tokens would cut it. */
 /* The tensor and node lines of the graph that starts at s: counts for
  * reserving its arrays and name map, read up to its `end` (or the next
  * `graph` line, so that no line is read more than twice in all). */
@@ -616,10 +647,7 @@ static int open_graph(parser *p, mp_tok *tk, int nt) {
     p->cur = g;
     size_t n, nn;
     count_lines(p->next, p->end, &n, &nn); /* parse_line's caller set them */
-    if (n > 16 && n < INT32_MAX) { /* past the arrays' first step: no doubling */
-        mp_strmap_reserve(&g->names, n);
-        reserve_tensors(g, n);
-    }
+    if (n > 16 && n < INT32_MAX) reserve_tensors(g, n); /* past the first step: no doubling */
     if (nn > 16 && nn < INT32_MAX) reserve_nodes(g, nn);
     return MP_OK;
 }
@@ -796,6 +824,12 @@ static mp_program *finish(parser *p) {
     return prog;
 }
 
+/* After an error inside a graph: a tensor declared twice on an earlier
+ * line, not yet checked (add_names), is the error to report. */
+static void first_error(parser *p) {
+    (void)add_names(p, p->cur); /* a duplicate replaces the error; else it stands */
+}
+
 static mp_program *graph_parse(const char *data, size_t len, const char *filename,
                                mp_err *err) {
     parser p = {0};
@@ -820,15 +854,13 @@ static mp_program *graph_parse(const char *data, size_t len, const char *filenam
         else if (line_tokens(s, e, tk, &nt))
             rc = fail(&p, "too many fields on one line (at most %d)", MAX_TOKENS);
         else if (nt) {
-            mp_lookup_graph lg;
-            if (p.cur) lg = lookup_graph(p.cur);
-            mp_lookup_ahead(&p.look, p.cur ? &lg : NULL, s, end);
             p.next = nl ? nl + 1 : end;
             p.end = end;
             rc = parse_line(&p, tk, nt, &have_header);
         }
         s = nl ? nl + 1 : end;
     }
+    if (rc != MP_OK && rc != MP_ENOMEM && p.cur) first_error(&p);
     if (p.line == 0) p.line = 1; /* an empty file: report line 1 */
     if (rc == MP_OK && p.cur)
         rc = fail(&p, "graph '%s' is not closed (missing 'end')", p.cur->g.name);

@@ -1,8 +1,11 @@
 /* strmap.c - string -> int32 hash map with linear probing (FNV-1a, with a
- * final mix so that the low bits, which pick the slot, depend on every
- * byte).  One entry holds key, length, hash and value, so a probe touches
- * one cache line and compares key bytes only when the hashes agree.
- * Invariant: cap is a power of two and count < cap / 2. */
+ * final mix so that every bit of the hash depends on every byte).  One
+ * entry holds key, length, hash and value, so a probe touches one cache
+ * line and compares key bytes only when the hashes agree.  A key's first
+ * slot is its hash scaled to the table (hash * cap / 2^32), so that slots
+ * follow hashes in order: keys added in order of their hashes' top bits
+ * write the table in one sweep (mp_strmap_put_all).
+ * Invariants: cap is a power of two, at most 2^32, and count < cap / 2. */
 #include "internal.h"
 
 uint32_t mp_strmap_hash(const char *s, size_t n) {
@@ -23,8 +26,12 @@ void mp_strmap_free(mp_strmap *m) {
     memset(m, 0, sizeof *m);
 }
 
+static size_t home(const mp_strmap *m, uint32_t h) {
+    return (size_t)(((uint64_t)h * m->cap) >> 32); /* cap <= 2^32: no overflow */
+}
+
 static size_t slot(const mp_strmap *m, const char *key, size_t len, uint32_t h) {
-    size_t mask = m->cap - 1, i = h & mask;
+    size_t mask = m->cap - 1, i = home(m, h);
     for (;;) {
         const mp_strmap_entry *e = &m->e[i];
         if (!e->key || (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0)) return i;
@@ -42,14 +49,67 @@ static void rehash(mp_strmap *m, size_t cap) {
     mp_xfree(old.e);
 }
 
-int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val) {
-    if ((m->count + 1) * 2 > m->cap) rehash(m, m->cap ? m->cap * 2 : 64);
-    uint32_t h = mp_strmap_hash(key, len);
-    mp_strmap_entry *e = &m->e[slot(m, key, len, h)];
-    if (e->key) return e->val;
-    *e = (mp_strmap_entry){key, (uint32_t)len, h, val};
+/* Entry e added unless its key is there: -1, else the value there. */
+static int32_t put_entry(mp_strmap *m, const mp_strmap_entry *e) {
+    mp_strmap_entry *at = &m->e[slot(m, e->key, e->len, e->hash)];
+    if (at->key) return at->val;
+    *at = *e;
     m->count++;
     return -1;
+}
+
+int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val) {
+    if ((m->count + 1) * 2 > m->cap) rehash(m, m->cap ? m->cap * 2 : 64);
+    mp_strmap_entry e = {key, (uint32_t)len, mp_strmap_hash(key, len), val};
+    return put_entry(m, &e);
+}
+
+/* put_all below this many keys: one by one (the sweep's buckets cost more
+ * than they save) */
+#define PUT_ALL_MIN 4096
+#define PUT_ALL_BITS 11
+
+/* e put, or, when its key is there, counted in *first (the smallest value
+ * of such a key) and *prev (the value there) */
+static void put_counted(mp_strmap *m, const mp_strmap_entry *e, int32_t *first, int32_t *prev) {
+    int32_t there = put_entry(m, e);
+    if (there >= 0 && (*first < 0 || e->val < *first)) {
+        *first = e->val;
+        *prev = there;
+    }
+}
+
+int32_t mp_strmap_put_all(mp_strmap *m, size_t n, mp_strmap_get_fn get, void *ctx,
+                          int32_t *prev) {
+    mp_strmap_reserve(m, m->count + n);
+    mp_strmap_entry e;
+    int32_t first = -1;
+    if (n < PUT_ALL_MIN) {
+        for (size_t k = 0; k < n; k++) {
+            get(ctx, k, &e);
+            put_counted(m, &e, &first, prev);
+        }
+        return first;
+    }
+    /* a stable counting sort by the hash's top bits: each bucket's keys
+     * land in one stretch of the table (1/2048th of it), which stays in
+     * the cache while they go in; equal keys share a bucket, in k order,
+     * so the first of them goes in */
+    size_t *at = mp_xcalloc((1u << PUT_ALL_BITS) + 1, sizeof *at);
+    for (size_t k = 0; k < n; k++) {
+        get(ctx, k, &e);
+        at[(e.hash >> (32 - PUT_ALL_BITS)) + 1]++;
+    }
+    for (size_t b = 0; b < (1u << PUT_ALL_BITS); b++) at[b + 1] += at[b];
+    mp_strmap_entry *sorted = mp_xmalloc(n * sizeof *sorted);
+    for (size_t k = 0; k < n; k++) {
+        get(ctx, k, &e);
+        sorted[at[e.hash >> (32 - PUT_ALL_BITS)]++] = e;
+    }
+    mp_xfree(at);
+    for (size_t q = 0; q < n; q++) put_counted(m, &sorted[q], &first, prev);
+    mp_xfree(sorted);
+    return first;
 }
 
 int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len) {
@@ -62,12 +122,8 @@ int32_t mp_strmap_get_hashed(const mp_strmap *m, const char *key, size_t len, ui
     return e->key ? e->val : -1;
 }
 
-void mp_strmap_prefetch(const mp_strmap *m, uint32_t hash) {
-    if (m->cap) __builtin_prefetch(&m->e[hash & (m->cap - 1)]);
-}
-
 void mp_strmap_reserve(mp_strmap *m, size_t n) {
     size_t cap = m->cap ? m->cap : 64;
-    while ((n + 1) * 2 > cap && cap <= SIZE_MAX / 4) cap *= 2;
+    while ((n + 1) * 2 > cap && cap < ((size_t)1 << 32)) cap *= 2;
     if (cap > m->cap) rehash(m, cap);
 }

@@ -57,6 +57,12 @@ static const bad_case bad_cases[] = {
     {G1("tensor x 99999999999999999999999\n"), 3, "bad size"},
     {G1("tensor x 1e3\n"), 3, "bad size '1e3'"},
     {G1("tensor x 4\ntensor x 8\n"), 4, "tensor 'x' is already declared at line 3"},
+    /* names reach the map at the next lookup (add_names): an error on a
+     * later line, before one, still yields to the earlier duplicate */
+    {G1("tensor x 4\ntensor x 8\ntensor y z\n"), 4, "tensor 'x' is already declared at line 3"},
+    {G1("tensor x 4\ntensor x 8\nnode bogus\n"), 4, "tensor 'x' is already declared at line 3"},
+    {G1("tensor x 4\ntensor x 8\ngraph h\n"), 4, "tensor 'x' is already declared at line 3"},
+    {G1("tensor x 4\ntensor y 4\ntensor y 4\ntensor x 4\n"), 5, "tensor 'y' is already declared at line 4"},
     {G1("tensor x@ 4\n"), 3, "invalid character in tensor name"},
     {G1("tensor x 4 device=gpu\n"), 3, "bad device 'gpu'"},
     {G1("tensor x 4 device=cuda:\n"), 3, "bad device"},
@@ -444,6 +450,23 @@ Test(format, a_million_tensors_parse) {
     cr_assert(p != NULL, "%s", err.msg);
     cr_assert_eq(p->graphs[0].n_tensors, n);
     mp_program_free(p);
+    mp_buf_free(&b);
+}
+
+/* A graph large enough that its names go into the map in one sweep by
+ * hash (mp_strmap_put_all): of three names declared twice, the one whose
+ * second declaration comes first is reported, even after a later error. */
+Test(format, the_first_duplicate_of_many_names_is_reported) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, HDR "graph g\n");
+    for (int i = 0; i < 20000; i++) {
+        int name = i == 15000 ? 4000 : i == 12000 ? 9000 : i == 17000 ? 100 : i;
+        mp_buf_printf(&b, "tensor t%d 4\n", name);
+    }
+    mp_buf_puts(&b, "tensor bad size\nend\n");
+    bad_case c = {b.data, 12000 + 3, "tensor 't9000' is already declared at line 9003"};
+    expect_bad(&c);
     mp_buf_free(&b);
 }
 

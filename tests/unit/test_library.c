@@ -407,12 +407,49 @@ Test(library, large_blocks_are_reused_inside_a_guard) {
     cr_assert_eq(k.again, k.first, "a 40 MB request did not reuse the 40 MB block just freed");
 }
 
+/* Putting keys at once (mp_strmap_put_all), below and above the count
+ * where they go in by bucket: every new key is found with its value, and
+ * of the keys already there the smallest value is reported, with the
+ * value there (keys from before the call, and twice within it). */
+typedef struct put_all_keys {
+    char (*names)[16];
+    int32_t base;
+} put_all_keys;
+
+static void put_all_key(void *ctx, size_t k, mp_strmap_entry *e) {
+    const put_all_keys *keys = ctx;
+    const char *s = keys->names[k];
+    *e = (mp_strmap_entry){s, (uint32_t)strlen(s), mp_strmap_hash(s, strlen(s)), keys->base + (int32_t)k};
+}
+
+Test(library, name_map_puts_many_keys_at_once) {
+    static char names[9000][16];
+    static const size_t counts[2] = {100, 9000};
+    for (int c = 0; c < 2; c++) {
+        size_t n = counts[c];
+        mp_strmap m;
+        mp_strmap_init(&m);
+        cr_assert_eq(mp_strmap_put(&m, "old", 3, 7), -1);
+        for (size_t k = 0; k < n; k++) snprintf(names[k], sizeof names[k], "k%d", (int)k);
+        snprintf(names[n - 10], sizeof names[0], "old");   /* there from before */
+        snprintf(names[n / 2 + 3], sizeof names[0], "k5"); /* twice in the call: smaller */
+        put_all_keys keys = {names, 1000};
+        int32_t prev = -2;
+        cr_assert_eq(mp_strmap_put_all(&m, n, put_all_key, &keys, &prev), 1000 + (int32_t)(n / 2 + 3));
+        cr_assert_eq(prev, 1005, "%zu keys: the first k5 is there", n);
+        cr_assert_eq(mp_strmap_get(&m, "old", 3), 7);
+        cr_assert_eq(m.count, n - 1, "%zu keys", n);
+        for (size_t k = 0; k < n; k++)
+            if (k != n - 10 && k != n / 2 + 3) cr_assert_eq(mp_strmap_get(&m, names[k], strlen(names[k])), 1000 + (int32_t)k);
+        mp_strmap_free(&m);
+    }
+}
+
 /* The name map: a reserved map takes that many keys without growing, and
- * the two-step lookup finds what the one-step one does. */
+ * the lookup with a given hash finds what the plain one does. */
 Test(library, name_map_reserve_and_hashed_lookups) {
     mp_strmap m;
     mp_strmap_init(&m);
-    mp_strmap_prefetch(&m, 123); /* an empty map: nothing to touch */
     cr_assert_eq(mp_strmap_get_hashed(&m, "a", 1, mp_strmap_hash("a", 1)), -1);
     mp_strmap_reserve(&m, 5000);
     size_t cap = m.cap;
@@ -425,7 +462,6 @@ Test(library, name_map_reserve_and_hashed_lookups) {
     cr_assert_eq(m.cap, cap, "the map grew after reserving");
     for (int i = 0; i < 5000; i++) {
         uint32_t h = mp_strmap_hash(names[i], strlen(names[i]));
-        mp_strmap_prefetch(&m, h);
         cr_assert_eq(mp_strmap_get_hashed(&m, names[i], strlen(names[i]), h), i);
         cr_assert_eq(mp_strmap_get(&m, names[i], strlen(names[i])), i);
     }
