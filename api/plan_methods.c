@@ -32,6 +32,7 @@ static uint64_t *shared_offsets(const mp_program *p, const mp_options *o, uint32
     mp_strmap_init(&seen);
     mp_strmap_init(&pool_of);
     mp_strmap_init(&mine_by_name);
+    mp_arena *keys = mp_arena_new(); /* pool_of's keys: a map does not copy them */
     for (uint32_t i = 0; i < mg->n_tensors; i++)
         mp_strmap_put(&mine_by_name, mg->tensors[i].name, strlen(mg->tensors[i].name), (int32_t)i);
     for (uint32_t j = 0; j < p->n_entries; j++) {
@@ -41,9 +42,10 @@ static uint64_t *shared_offsets(const mp_program *p, const mp_options *o, uint32
             if (!(t->flags & MP_T_SHARED) || mp_strmap_get(&seen, t->name, strlen(t->name)) >= 0) continue;
             mp_device d = o->per_device ? t->device : (mp_device){MP_DEV_CPU, 0};
             uint64_t mem = t->mem_id ? t->mem_id : 1;
-            char key[64]; /* the pool, as a key of the hash map */
+            char key[64]; /* the pool, as a key of the hash map, which keeps it (keys) */
             int kn = snprintf(key, sizeof key, "%u:%u:%llu", d.type, d.index, (unsigned long long)mem);
-            int32_t got = mp_strmap_put(&pool_of, key, (size_t)kn, (int32_t)np);
+            int32_t got = mp_strmap_get(&pool_of, key, (size_t)kn);
+            if (got < 0) mp_strmap_put(&pool_of, mp_arena_strndup(keys, key, (size_t)kn), (size_t)kn, (int32_t)np);
             size_t q = got >= 0 ? (size_t)got : np;
             if (q == np) MP_VEC_PUSH(pools, np, cap, ((pool_next){d, mem, 0}));
             mp_strmap_put(&seen, t->name, strlen(t->name), (int32_t)i);
@@ -55,6 +57,7 @@ static uint64_t *shared_offsets(const mp_program *p, const mp_options *o, uint32
     mp_strmap_free(&seen);
     mp_strmap_free(&mine_by_name);
     mp_strmap_free(&pool_of);
+    mp_arena_free(keys);
     mp_xfree(pools);
     return at;
 }

@@ -39,6 +39,24 @@ int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, si
     return t;
 }
 
+typedef struct name_source {
+    const mp_tensor *tensors;
+    uint32_t from;
+} name_source;
+
+static void name_entry(void *ctx, size_t k, mp_strmap_entry *e) {
+    const name_source *src = ctx;
+    const char *name = src->tensors[src->from + k].name;
+    size_t len = strlen(name);
+    *e = (mp_strmap_entry){name, mp_strmap_hash(name, len), (int32_t)(src->from + k)};
+}
+
+int32_t mp_lookup_add_names(mp_strmap *m, const mp_tensor *tensors, uint32_t from, uint32_t to,
+                            int32_t *prev) {
+    name_source src = {tensors, from};
+    return mp_strmap_put_all(m, to - from, name_entry, &src, prev);
+}
+
 mp_tok mp_first_word(const char *s, const char *e) {
     while (s < e && (*s == ' ' || *s == '\t')) s++;
     const char *b = s;

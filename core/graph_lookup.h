@@ -33,4 +33,9 @@ void mp_lookup_init(mp_lookup *L);
 /* The index of the tensor called s[0..len) in g, or -1. */
 int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len);
 
+/* The names of tensors[from, to) into m (as values, their indices) at
+ * once: mp_strmap_put_all, whose answer this returns. */
+int32_t mp_lookup_add_names(mp_strmap *m, const mp_tensor *tensors, uint32_t from, uint32_t to,
+                            int32_t *prev);
+
 #endif

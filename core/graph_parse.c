@@ -255,24 +255,10 @@ static int parse_tensor(parser *p, mp_tok *tk, int nt) {
  * reported at its second declaration, as if checked on that line: a
  * lookup comes before any node line or graph end, and an error elsewhere
  * yields to an earlier duplicate (first_error). */
-typedef struct name_source {
-    const mp_tensor *tensors;
-    uint32_t from;
-} name_source;
-
-static void name_entry(void *ctx, size_t k, mp_strmap_entry *e) {
-    const name_source *src = ctx;
-    const char *name = src->tensors[src->from + k].name;
-    size_t len = strlen(name); /* no NUL inside: the line had none */
-    *e = (mp_strmap_entry){name, (uint32_t)len, mp_strmap_hash(name, len), (int32_t)(src->from + k)};
-}
-
 static int add_names(parser *p, pgraph *g) {
-    name_source src = {g->g.tensors, g->named};
-    size_t n = g->g.n_tensors - g->named;
-    if (n == 0) return MP_OK;
+    if (g->named == g->g.n_tensors) return MP_OK;
+    int32_t prev, again = mp_lookup_add_names(&g->names, g->g.tensors, g->named, g->g.n_tensors, &prev);
     g->named = g->g.n_tensors;
-    int32_t prev, again = mp_strmap_put_all(&g->names, n, name_entry, &src, &prev);
     if (again < 0) return MP_OK;
     p->line = g->g.tensors[again].line;
     return fail(p, "tensor '%s' is already declared at line %d", g->g.tensors[again].name,

@@ -52,10 +52,11 @@ int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx);
         (v)[(n)++] = (x);                                                  \
     } while (0)
 
-/* --- string -> int32 map (open addressing).  Keys are not copied. */
+/* --- string -> int32 map (open addressing).  Keys are NUL-terminated
+ * strings, not copied: they stay where they are while in the map. */
 typedef struct mp_strmap_entry {
     const char *key; /* NULL: empty */
-    uint32_t len, hash;
+    uint32_t hash;   /* mp_strmap_hash of the key */
     int32_t val;
 } mp_strmap_entry;
 typedef struct mp_strmap {
@@ -64,7 +65,8 @@ typedef struct mp_strmap {
 } mp_strmap;
 void mp_strmap_init(mp_strmap *m);
 void mp_strmap_free(mp_strmap *m);
-/* Returns the existing value, or inserts `val` and returns -1. */
+/* Returns the existing value, or inserts `val` and returns -1; len is
+ * strlen(key).  Lookups take any len bytes. */
 int32_t mp_strmap_put(mp_strmap *m, const char *key, size_t len, int32_t val);
 int32_t mp_strmap_get(const mp_strmap *m, const char *key, size_t len);
 /* Room for n keys in all without growing (rehashing every key on each
@@ -74,7 +76,7 @@ void mp_strmap_reserve(mp_strmap *m, size_t n);
  * a guess before the map). */
 uint32_t mp_strmap_hash(const char *key, size_t len);
 int32_t mp_strmap_get_hashed(const mp_strmap *m, const char *key, size_t len, uint32_t hash);
-/* Puts n keys at once, entry k (key, len, its mp_strmap_hash and a value)
+/* Puts n keys at once, entry k (key, its mp_strmap_hash and a value)
  * from get(ctx, k, e), called twice for each k; values must grow with k.
  * Many keys go in in the order of their slots, one sweep over the table
  * instead of a cache miss each (at 10^7 tensor names, 0.8 GB of table).

@@ -5,7 +5,7 @@
  * (MP_EFORMAT).  Everything a well-formed file can still get wrong - unknown
  * names, duplicate blocks, options out of range - is left for the verifier,
  * which reports it as a violation.  Linear in the file size. */
-#include "internal.h"
+#include "graph_lookup.h" /* mp_lookup_add_names */
 
 #include <stdio.h>
 
@@ -165,9 +165,8 @@ static int32_t lookup(pp *p, mp_tok name) {
     for (int32_t i = p->last + 1; i <= p->last + LOOKAHEAD && i < (int32_t)gd->n_tensors; i++)
         if (is_name(gd->tensors[i].name, name)) return p->last = i;
     if (!p->names_built) {
-        mp_strmap_reserve(&p->names, gd->n_tensors);
-        for (uint32_t i = 0; i < gd->n_tensors; i++)
-            mp_strmap_put(&p->names, gd->tensors[i].name, strlen(gd->tensors[i].name), (int32_t)i);
+        int32_t prev; /* names are unique in a parsed graph: none is there twice */
+        (void)mp_lookup_add_names(&p->names, gd->tensors, 0, gd->n_tensors, &prev);
         p->names_built = true;
     }
     int32_t t = mp_strmap_get(&p->names, name.s, name.n);

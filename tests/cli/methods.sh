@@ -89,5 +89,8 @@ expect_rc 2 "$M" svg --method nope "$G" "$T/opt.mpp" -o "$T/n.svg"
 "$M" gen --seed 4 --tensors 60 --profile methods >"$T/g.mpg"
 grep -q '^entry prefill decode$' "$T/g.mpg" && ok || bad "gen: no entry line"
 expect_rc 0 "$M" plan --verify -o /dev/null "$T/g.mpg"
+# shared state in two pools whose map keys hash alike: each stack starts at 0
+expect_rc 0 "$M" plan --per-device --verify -o "$T/pk.mpp" corpus/regressions/review-shared-pool-key-collision.mpg
+[ "$(grep -c '^alloc s[12] .* offset=0 ' "$T/pk.mpp")" = 4 ] && ok || bad "pool keys: $(grep '^alloc s' "$T/pk.mpp")"
 echo "methods: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -419,7 +419,7 @@ typedef struct put_all_keys {
 static void put_all_key(void *ctx, size_t k, mp_strmap_entry *e) {
     const put_all_keys *keys = ctx;
     const char *s = keys->names[k];
-    *e = (mp_strmap_entry){s, (uint32_t)strlen(s), mp_strmap_hash(s, strlen(s)), keys->base + (int32_t)k};
+    *e = (mp_strmap_entry){s, mp_strmap_hash(s, strlen(s)), keys->base + (int32_t)k};
 }
 
 Test(library, name_map_puts_many_keys_at_once) {
@@ -453,7 +453,7 @@ Test(library, name_map_reserve_and_hashed_lookups) {
     cr_assert_eq(mp_strmap_get_hashed(&m, "a", 1, mp_strmap_hash("a", 1)), -1);
     mp_strmap_reserve(&m, 5000);
     size_t cap = m.cap;
-    cr_assert_geq(cap, 10002);
+    cr_assert_gt(cap * 3, 5000 * 4, "under 3/4 full with 5000 keys");
     static char names[5000][16];
     for (int i = 0; i < 5000; i++) {
         snprintf(names[i], sizeof names[i], "t%d", i);
