@@ -62,7 +62,8 @@ typedef struct parser {
     mp_tok *entry; /* the `entry` line's names (copied into the arena), its line */
     uint32_t n_entry;
     int entry_line;
-    const char *next, *end; /* the text after the line being parsed */
+    const char *next, *end; /* the text after the line being parsed (what is read of it) */
+    mp_arena *kept;         /* names kept past their line (view=, inplace=, sub-graphs) */
     mp_lookup look;         /* the current graph's name lookups */
 } parser;
 
@@ -138,6 +139,12 @@ static bool parse_device(mp_tok t, mp_device *d) {
     if (!parse_u64(idx, MP_MAX_DEVICE_INDEX + 1ull, &v)) return false;
     d->index = (uint32_t)v;
     return true;
+}
+
+/* A name that outlives its line: the line is gone once the file's window
+ * moves on (lines.c). */
+static mp_tok keep(parser *p, mp_tok t) {
+    return t.n ? (mp_tok){mp_arena_strndup(p->kept, t.s, t.n), t.n} : t;
 }
 
 /* ------------------------------------------------------------- tensors */
@@ -241,7 +248,7 @@ static int parse_tensor(parser *p, mp_tok *tk, int nt) {
         return fail(p, "tensor '%s': at= is allowed in the entry graph only (a sub-graph's "
                        "offsets move with its region)", t->name);
     if (view.n || inplace.n) {
-        struct base_ref r = {idx, view, inplace};
+        struct base_ref r = {idx, keep(p, view), keep(p, inplace)};
         MP_VEC_PUSH(g->refs, g->n_refs, g->refs_cap, r);
         if (view.n) t->view_base = VIEW_PENDING;
     }
@@ -309,7 +316,7 @@ static int parse_list(parser *p, mp_tok val, const char *key, int32_t **out,
 
 static int add_subref(parser *p, int32_t node, int slot, mp_tok name) {
     if (check_name(p, name, "graph")) return p->err->code;
-    subref r = {(int32_t)(p->cur - p->graphs), node, slot, p->line, name};
+    subref r = {(int32_t)(p->cur - p->graphs), node, slot, p->line, keep(p, name)};
     MP_VEC_PUSH(p->subs, p->n_subs, p->scap, r);
     return MP_OK;
 }
@@ -778,6 +785,7 @@ static int check_recursion(parser *p) {
 }
 
 static void parser_free(parser *p) {
+    mp_arena_free(p->kept);
     for (size_t i = 0; i < p->n_graphs; i++) {
         mp_xfree(p->graphs[i].g.tensors);
         mp_xfree(p->graphs[i].g.nodes);
@@ -816,37 +824,32 @@ static void first_error(parser *p) {
     (void)add_names(p, p->cur); /* a duplicate replaces the error; else it stands */
 }
 
-static mp_program *graph_parse(const char *data, size_t len, const char *filename,
-                               mp_err *err) {
+static mp_program *graph_parse(mp_lines *L, const char *filename, mp_err *err) {
     parser p = {0};
     p.file = filename ? filename : "<input>";
     p.err = err;
     p.arena = mp_arena_new();
+    p.kept = mp_arena_new();
     mp_lookup_init(&p.look);
     mp_err_clear(err);
     bool have_header = false;
     int rc = MP_OK;
-    const char *s = data, *end = data + len;
+    const char *s, *e;
     mp_tok tk[MAX_TOKENS];
-    while (s < end && rc == MP_OK) {
+    while (rc == MP_OK && mp_lines_next(L, &s, &e)) {
         p.line++;
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *e = nl ? nl : end;
-        if (e > s && e[-1] == '\r') e--; /* tolerate CRLF files */
-        size_t span = e > s ? (size_t)(e - s) : 0;
-        const char *zero = memchr(s, 0, span);
         int nt = 0;
-        if (zero) rc = fail(&p, "NUL byte in the file");
+        if (memchr(s, 0, (size_t)(e - s))) rc = fail(&p, "NUL byte in the file");
         else if (line_tokens(s, e, tk, &nt))
             rc = fail(&p, "too many fields on one line (at most %d)", MAX_TOKENS);
         else if (nt) {
-            p.next = nl ? nl + 1 : end;
-            p.end = end;
+            p.next = L->s;
+            p.end = L->end;
             rc = parse_line(&p, tk, nt, &have_header);
         }
-        s = nl ? nl + 1 : end;
     }
-    if (rc != MP_OK && rc != MP_ENOMEM && p.cur) first_error(&p);
+    if (rc == MP_OK) rc = mp_lines_error(L, err); /* not read to its end */
+    if (rc != MP_OK && rc != MP_ENOMEM && p.cur && !L->read_errno) first_error(&p);
     if (p.line == 0) p.line = 1; /* an empty file: report line 1 */
     if (rc == MP_OK && p.cur)
         rc = fail(&p, "graph '%s' is not closed (missing 'end')", p.cur->g.name);
@@ -875,16 +878,18 @@ typedef struct parse_call {
 
 static int parse_work(void *ctx) {
     parse_call *c = ctx;
-    c->prog = graph_parse(c->data, c->len, c->path, c->err);
+    mp_lines L;
+    mp_lines_text(&L, c->data, c->len);
+    c->prog = graph_parse(&L, c->path, c->err);
     return c->prog ? MP_OK : c->err->code;
 }
 
 static int load_work(void *ctx) {
     parse_call *c = ctx;
-    char *data = mp_read_file(c->path, &c->len, c->err);
-    if (!data) return c->err->code;
-    c->prog = graph_parse(data, c->len, c->path, c->err);
-    mp_xfree(data);
+    mp_lines L;
+    if (mp_lines_open(&L, c->path, c->err)) return c->err->code;
+    c->prog = graph_parse(&L, c->path, c->err);
+    mp_lines_close(&L); /* a read error was the parse's to report */
     return c->prog ? MP_OK : c->err->code;
 }
 

@@ -175,6 +175,28 @@ void mp_graph_put_node(mp_buf *b, const mp_node_line *nl, mp_name_fn name, const
 void mp_graph_reachable(const mp_program *prog, bool *reach);
 /* Does the graph hold a delegate whose backend contains "xnnpack" (any case)? */
 bool mp_graph_has_xnnpack(const mp_graphdef *g);
+/* --- lines.c: a parser's text, a line at a time, from memory or a file
+ * ("-": standard input) read in a window; lines without the newline and a
+ * CR before it.  After the last line, read_errno is set when the file
+ * could not be read to its end (mp_lines_error). */
+typedef struct mp_lines {
+    const char *s, *end; /* the text not yet returned */
+    FILE *f;             /* NULL: text in memory */
+    char *buf;           /* the window (a file) */
+    size_t cap;
+    const char *path;
+    bool done;
+    int read_errno;
+} mp_lines;
+void mp_lines_text(mp_lines *L, const char *data, size_t len);
+int mp_lines_open(mp_lines *L, const char *path, mp_err *err);
+/* The next line in [*b, *e); false after the last (or a read error). */
+bool mp_lines_next(mp_lines *L, const char **b, const char **e);
+/* MP_OK, or "PATH: read error: ..." when the file was not read to its end. */
+int mp_lines_error(const mp_lines *L, mp_err *err);
+/* Closes the file (not standard input) and frees the window. */
+void mp_lines_close(mp_lines *L);
+
 /* Read a whole file (NUL-terminated copy, freed with mp_xfree). */
 char *mp_read_file(const char *path, size_t *len, mp_err *err);
 int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);

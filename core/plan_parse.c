@@ -369,8 +369,7 @@ static int plan_line(pp *p, const char *s, const char *e, int *state) {
     return pfail(p, "unknown keyword '%s'", mp_quote(tk[0].s, tk[0].n, q));
 }
 
-static mp_plan *plan_parse(const char *data, size_t len, const char *filename,
-                           const mp_program *prog, mp_err *err) {
+static mp_plan *plan_parse(mp_lines *L, const char *filename, const mp_program *prog, mp_err *err) {
     pp p = {0};
     p.file = filename ? filename : "<plan>";
     p.err = err;
@@ -381,17 +380,13 @@ static mp_plan *plan_parse(const char *data, size_t len, const char *filename,
     p.plan = mp_arena_alloc(p.arena, sizeof *p.plan);
     p.plan->arena = p.arena;
     int rc = MP_OK, state = 0;
-    const char *s = data, *end = data + len;
-    while (s < end && rc == MP_OK) {
+    const char *s, *e;
+    while (rc == MP_OK && mp_lines_next(L, &s, &e)) {
         p.line++;
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *e = nl ? nl : end;
-        if (e > s && e[-1] == '\r') e--;
-        size_t span = e > s ? (size_t)(e - s) : 0;
-        if (memchr(s, 0, span)) rc = pfail(&p, "NUL byte in the file");
+        if (memchr(s, 0, (size_t)(e - s))) rc = pfail(&p, "NUL byte in the file");
         else rc = plan_line(&p, s, e, &state);
-        s = nl ? nl + 1 : end;
     }
+    if (rc == MP_OK) rc = mp_lines_error(L, err); /* not read to its end */
     if (rc == MP_OK && p.cur) rc = pfail(&p, "graph block '%s' is not closed", p.cur->name);
     if (rc == MP_OK && state < 2)
         rc = pfail(&p, state ? "missing options line" : "empty file: expected 'memplan-plan 1'");
@@ -424,16 +419,18 @@ typedef struct parse_call {
 
 static int parse_work(void *ctx) {
     parse_call *c = ctx;
-    c->plan = plan_parse(c->data, c->len, c->path, c->prog, c->err);
+    mp_lines L;
+    mp_lines_text(&L, c->data, c->len);
+    c->plan = plan_parse(&L, c->path, c->prog, c->err);
     return c->plan ? MP_OK : c->err->code;
 }
 
 static int load_work(void *ctx) {
     parse_call *c = ctx;
-    char *data = mp_read_file(c->path, &c->len, c->err);
-    if (!data) return c->err->code;
-    c->plan = plan_parse(data, c->len, c->path, c->prog, c->err);
-    mp_xfree(data);
+    mp_lines L;
+    if (mp_lines_open(&L, c->path, c->err)) return c->err->code;
+    c->plan = plan_parse(&L, c->path, c->prog, c->err);
+    mp_lines_close(&L); /* a read error was the parse's to report */
     return c->plan ? MP_OK : c->err->code;
 }
 

@@ -1,5 +1,6 @@
 /* test_format.c - the .mpg format: every rule, accepted and refused. */
 #include "helpers.h"
+#include <unistd.h>
 
 #define HDR "memplan-graph 1\n"
 
@@ -554,4 +555,76 @@ Test(format, every_name_resolves_to_its_tensor) {
     }
     mp_buf_free(&b);
     mp_program_free(p);
+}
+
+/* Text from a file comes a window (1 MiB) at a time (core/lines.c): lines
+ * across the windows' edges, one longer than a window, CRLF and a last
+ * line without a newline read as from memory. */
+static char *temp_file_with(const char *text, size_t len) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/memplan-lines-%d-XXXXXX", (int)getpid());
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+    return path;
+}
+
+Test(format, a_file_reads_as_the_same_lines) {
+    mp_buf b;
+    mp_buf_init(&b);
+    for (int i = 0; i < 150000; i++) mp_buf_printf(&b, i % 3 ? "line %d\n" : "line %d\r\n", i);
+    for (int i = 0; i < 300000; i++) mp_buf_puts(&b, "long "); /* 1.5 MB on one line */
+    mp_buf_puts(&b, "\n\nlast");
+    const char *path = temp_file_with(b.data, b.len);
+    mp_lines from_file, from_text;
+    mp_err err;
+    cr_assert_eq(mp_lines_open(&from_file, path, &err), MP_OK, "%s", err.msg);
+    mp_lines_text(&from_text, b.data, b.len);
+    const char *s1, *e1, *s2, *e2;
+    size_t n = 0;
+    while (mp_lines_next(&from_text, &s2, &e2)) {
+        cr_assert(mp_lines_next(&from_file, &s1, &e1), "the file ended at line %zu", n);
+        cr_assert_eq(e1 - s1, e2 - s2, "line %zu", n);
+        cr_assert(memcmp(s1, s2, (size_t)(e1 - s1)) == 0, "line %zu", n);
+        n++;
+    }
+    cr_assert_not(mp_lines_next(&from_file, &s1, &e1));
+    cr_assert_eq(n, 150003);
+    cr_assert_eq(mp_lines_error(&from_file, &err), MP_OK);
+    mp_lines_close(&from_file);
+    unlink(path);
+    mp_buf_free(&b);
+}
+
+/* A graph loaded from a file is the one parsed from memory, with view=
+ * and inplace= names that the window has moved past by the graph's end. */
+Test(format, a_loaded_graph_is_the_parsed_one) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, HDR "graph g\ntensor base 64\ntensor v 64 view=base\ntensor ip 64 inplace=base\n");
+    for (int i = 0; i < 60000; i++) mp_buf_printf(&b, "tensor t%d %d\n", i, 16 + i % 7);
+    mp_buf_puts(&b, "node placeholder out=base\nnode call in=base out=ip\nnode call in=v,ip out=t0\n");
+    for (int i = 1; i < 60000; i++) mp_buf_printf(&b, "node call in=t%d out=t%d\n", i - 1, i);
+    mp_buf_puts(&b, "node output in=t59999\nend\n");
+    const char *path = temp_file_with(b.data, b.len);
+    mp_err err;
+    mp_program *loaded = mp_graph_load(path, &err);
+    cr_assert_not_null(loaded, "%s", err.msg);
+    mp_program *parsed = must_parse(b.data);
+    mp_buf w1, w2;
+    mp_buf_init(&w1);
+    mp_buf_init(&w2);
+    mp_graph_write(loaded, &w1);
+    mp_graph_write(parsed, &w2);
+    cr_assert_str_eq(w1.data, w2.data);
+    cr_assert_eq(loaded->graphs[0].tensors[1].view_base, 0);
+    cr_assert_eq(loaded->graphs[0].tensors[2].inplace_base, 0);
+    unlink(path);
+    mp_program_free(loaded);
+    mp_program_free(parsed);
+    mp_buf_free(&w1);
+    mp_buf_free(&w2);
+    mp_buf_free(&b);
 }
