@@ -62,7 +62,7 @@ typedef struct parser {
     mp_tok *entry; /* the `entry` line's names (copied into the arena), its line */
     uint32_t n_entry;
     int entry_line;
-    const char *next, *end; /* the text after the line being parsed (what is read of it) */
+    const mp_lines *lines;  /* the text, at the line after the one being parsed */
     mp_arena *kept;         /* names kept past their line (view=, inplace=, sub-graphs) */
     mp_lookup look;         /* the current graph's name lookups */
 } parser;
@@ -602,19 +602,19 @@ static int close_graph(parser *p) {
 
 /* ---------------------------------------------------------- file level */
 
-/* The tensor and node lines of the graph that starts at s: counts for
- * reserving its arrays and name map, read up to its `end` (or the next
- * `graph` line, so that no line is read more than twice in all). */
-static void count_lines(const char *s, const char *end, size_t *tensors, size_t *nodes) {
-    *tensors = *nodes = 0;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        mp_tok w = mp_first_word(s, nl ? nl : end);
-        if (mp_tok_is(w, "end") || mp_tok_is(w, "graph")) break;
-        *tensors += mp_tok_is(w, "tensor");
-        *nodes += mp_tok_is(w, "node");
-        s = nl ? nl + 1 : end;
-    }
+/* The tensor and node lines of the graph being opened, read ahead up to
+ * its `end` (or the next `graph` line), for sizing its arrays once. */
+typedef struct line_counts {
+    size_t tensors, nodes;
+} line_counts;
+
+static bool count_line(void *ctx, const char *s, const char *e) {
+    line_counts *c = ctx;
+    mp_tok w = mp_first_word(s, e);
+    if (mp_tok_is(w, "end") || mp_tok_is(w, "graph")) return false;
+    c->tensors += mp_tok_is(w, "tensor");
+    c->nodes += mp_tok_is(w, "node");
+    return true;
 }
 
 static int open_graph(parser *p, mp_tok *tk, int nt) {
@@ -638,10 +638,10 @@ static int open_graph(parser *p, mp_tok *tk, int nt) {
                     p->graphs[prev].g.line);
     p->n_graphs++;
     p->cur = g;
-    size_t n, nn;
-    count_lines(p->next, p->end, &n, &nn); /* parse_line's caller set them */
-    if (n > 16 && n < INT32_MAX) reserve_tensors(g, n); /* past the first step: no doubling */
-    if (nn > 16 && nn < INT32_MAX) reserve_nodes(g, nn);
+    line_counts c = {0, 0};
+    mp_lines_ahead(p->lines, count_line, &c);
+    if (c.tensors > 16 && c.tensors < INT32_MAX) reserve_tensors(g, c.tensors); /* past the first step */
+    if (c.nodes > 16 && c.nodes < INT32_MAX) reserve_nodes(g, c.nodes);
     return MP_OK;
 }
 
@@ -830,6 +830,7 @@ static mp_program *graph_parse(mp_lines *L, const char *filename, mp_err *err) {
     p.err = err;
     p.arena = mp_arena_new();
     p.kept = mp_arena_new();
+    p.lines = L;
     mp_lookup_init(&p.look);
     mp_err_clear(err);
     bool have_header = false;
@@ -842,11 +843,8 @@ static mp_program *graph_parse(mp_lines *L, const char *filename, mp_err *err) {
         if (memchr(s, 0, (size_t)(e - s))) rc = fail(&p, "NUL byte in the file");
         else if (line_tokens(s, e, tk, &nt))
             rc = fail(&p, "too many fields on one line (at most %d)", MAX_TOKENS);
-        else if (nt) {
-            p.next = L->s;
-            p.end = L->end;
+        else if (nt)
             rc = parse_line(&p, tk, nt, &have_header);
-        }
     }
     if (rc == MP_OK) rc = mp_lines_error(L, err); /* not read to its end */
     if (rc != MP_OK && rc != MP_ENOMEM && p.cur && !L->read_errno) first_error(&p);

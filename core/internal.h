@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/types.h> /* off_t */
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,7 +182,8 @@ bool mp_graph_has_xnnpack(const mp_graphdef *g);
  * could not be read to its end (mp_lines_error). */
 typedef struct mp_lines {
     const char *s, *end; /* the text not yet returned */
-    FILE *f;             /* NULL: text in memory */
+    int fd;              /* -1: text in memory */
+    off_t at;            /* file offset of buf[0]; -1: cannot be read again */
     char *buf;           /* the window (a file) */
     size_t cap;
     const char *path;
@@ -192,6 +194,12 @@ void mp_lines_text(mp_lines *L, const char *data, size_t len);
 int mp_lines_open(mp_lines *L, const char *path, mp_err *err);
 /* The next line in [*b, *e); false after the last (or a read error). */
 bool mp_lines_next(mp_lines *L, const char **b, const char **e);
+/* each(ctx, b, e) on the lines after the one last returned (with their
+ * CR, if any), until it returns false or the text ends: what is left of
+ * a file is read again for it, unless the file is a pipe (then only the
+ * lines in the window).  Counts ahead; it changes nothing in L. */
+typedef bool (*mp_line_fn)(void *ctx, const char *b, const char *e);
+void mp_lines_ahead(const mp_lines *L, mp_line_fn each, void *ctx);
 /* MP_OK, or "PATH: read error: ..." when the file was not read to its end. */
 int mp_lines_error(const mp_lines *L, mp_err *err);
 /* Closes the file (not standard input) and frees the window. */

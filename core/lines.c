@@ -4,16 +4,23 @@
  * A file used to be read whole first: at 10^7 tensors 0.66 GB of fresh
  * memory for the kernel to zero and copy into, held through the parse.
  * The window holds the lines not yet returned; it grows only to hold a
- * line longer than itself.  Invariant: [s, end) is the text not yet
- * returned, inside buf (a file) or the caller's text (memory). */
+ * line longer than itself.  The parser still counts a graph's lines
+ * before reading them, to size its arrays once (grown arrays lose their
+ * huge pages when the kernel moves them): mp_lines_ahead reads the rest
+ * of the file again for that, a window at a time (pread), where it can.
+ * Invariant: [s, end) is the text not yet returned, inside buf (a file)
+ * or the caller's text (memory); buf[0] is at file offset `at`. */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #define LINES_WINDOW (1u << 20)
 
 void mp_lines_text(mp_lines *L, const char *data, size_t len) {
     memset(L, 0, sizeof *L);
+    L->fd = -1;
     L->s = data;
     L->end = data + len;
 }
@@ -21,13 +28,23 @@ void mp_lines_text(mp_lines *L, const char *data, size_t len) {
 int mp_lines_open(mp_lines *L, const char *path, mp_err *err) {
     memset(L, 0, sizeof *L);
     L->path = path;
-    L->f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!L->f)
+    L->fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (L->fd < 0)
         return mp_err_set(err, MP_EFORMAT, "%s: cannot open: %s", path, strerror(errno));
+    L->at = lseek(L->fd, 0, SEEK_CUR); /* -1: a pipe, not read again */
     L->cap = LINES_WINDOW;
     L->buf = mp_xmalloc(L->cap);
     L->s = L->end = L->buf;
     return MP_OK;
+}
+
+/* Up to n bytes at file offset `at` (-1: the next ones) into p, EINTR
+ * retried; the count, 0 at the end, -1 with errno on an error. */
+static ssize_t read_at(int fd, char *p, size_t n, off_t at) {
+    for (;;) {
+        ssize_t got = at < 0 ? read(fd, p, n) : pread(fd, p, n, at);
+        if (got >= 0 || errno != EINTR) return got;
+    }
 }
 
 /* More of the file behind the unread text, moved to the window's start
@@ -35,21 +52,22 @@ int mp_lines_open(mp_lines *L, const char *path, mp_err *err) {
  * file or on a read error. */
 static bool refill(mp_lines *L) {
     size_t keep = (size_t)(L->end - L->s);
+    if (L->at >= 0) L->at += L->s - L->buf;
     if (keep && L->s != L->buf) memmove(L->buf, L->s, keep);
     if (keep == L->cap) L->buf = mp_xrealloc(L->buf, L->cap *= 2);
-    size_t got = fread(L->buf + keep, 1, L->cap - keep, L->f);
+    ssize_t got = read_at(L->fd, L->buf + keep, L->cap - keep, -1);
     L->s = L->buf;
-    L->end = L->buf + keep + got;
-    if (got == 0) {
+    L->end = L->buf + keep + (got > 0 ? got : 0);
+    if (got <= 0) {
         L->done = true;
-        if (ferror(L->f)) L->read_errno = errno ? errno : EIO;
+        if (got < 0) L->read_errno = errno;
     }
     return got > 0;
 }
 
 bool mp_lines_next(mp_lines *L, const char **b, const char **e) {
     const char *nl;
-    while (!(nl = memchr(L->s, '\n', (size_t)(L->end - L->s))) && L->f && !L->done && refill(L)) {}
+    while (!(nl = memchr(L->s, '\n', (size_t)(L->end - L->s))) && L->fd >= 0 && !L->done && refill(L)) {}
     if (L->s == L->end || L->read_errno) return false;
     *b = L->s;
     *e = nl ? nl : L->end;
@@ -58,13 +76,48 @@ bool mp_lines_next(mp_lines *L, const char **b, const char **e) {
     return true;
 }
 
+/* each() on the whole lines of s..end (and on the last, partial one when
+ * `last`); returns where the first line not handed over starts, or NULL
+ * when each() said stop. */
+static const char *each_line(const char *s, const char *end, bool last, mp_line_fn each, void *ctx) {
+    for (;;) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (!nl && (!last || s == end)) return s;
+        if (!each(ctx, s, nl ? nl : end)) return NULL;
+        if (!nl) return end;
+        s = nl + 1;
+    }
+}
+
+void mp_lines_ahead(const mp_lines *L, mp_line_fn each, void *ctx) {
+    bool whole = L->fd < 0 || L->done; /* the window ends the text */
+    const char *rest = each_line(L->s, L->end, whole, each, ctx);
+    if (!rest || whole || L->at < 0) return;
+    /* the file again from the partial line at the window's end */
+    size_t cap = LINES_WINDOW, have = (size_t)(L->end - rest);
+    off_t at = L->at + (L->end - L->buf);
+    char *buf = mp_xmalloc(cap);
+    memcpy(buf, rest, have);
+    for (;;) {
+        if (have == cap) buf = mp_xrealloc(buf, cap *= 2);
+        ssize_t got = read_at(L->fd, buf + have, cap - have, at);
+        if (got < 0) break; /* only a count: the reading proper reports it */
+        at += got;
+        const char *tail = each_line(buf, buf + have + (size_t)got, got == 0, each, ctx);
+        if (!tail || got == 0) break;
+        have = (size_t)(buf + have + (size_t)got - tail);
+        memmove(buf, tail, have);
+    }
+    mp_xfree(buf);
+}
+
 int mp_lines_error(const mp_lines *L, mp_err *err) {
     if (!L->read_errno) return MP_OK;
     return mp_err_set(err, MP_EFORMAT, "%s: read error: %s", L->path, strerror(L->read_errno));
 }
 
 void mp_lines_close(mp_lines *L) {
-    if (L->f && L->f != stdin) fclose(L->f);
+    if (L->fd > STDIN_FILENO) close(L->fd);
     mp_xfree(L->buf);
     memset(L, 0, sizeof *L);
 }

@@ -559,7 +559,8 @@ Test(format, every_name_resolves_to_its_tensor) {
 
 /* Text from a file comes a window (1 MiB) at a time (core/lines.c): lines
  * across the windows' edges, one longer than a window, CRLF and a last
- * line without a newline read as from memory. */
+ * line without a newline read as from memory, and so do the lines ahead
+ * of any line (read again from the file past the window). */
 static char *temp_file_with(const char *text, size_t len) {
     static char path[64];
     snprintf(path, sizeof path, "/tmp/memplan-lines-%d-XXXXXX", (int)getpid());
@@ -569,6 +570,17 @@ static char *temp_file_with(const char *text, size_t len) {
     cr_assert_eq(fwrite(text, 1, len, f), len);
     fclose(f);
     return path;
+}
+
+typedef struct ahead_sum {
+    size_t lines, bytes;
+} ahead_sum;
+
+static bool sum_ahead(void *ctx, const char *b, const char *e) {
+    ahead_sum *a = ctx;
+    a->lines++;
+    a->bytes += (size_t)(e - b);
+    return true;
 }
 
 Test(format, a_file_reads_as_the_same_lines) {
@@ -588,6 +600,14 @@ Test(format, a_file_reads_as_the_same_lines) {
         cr_assert(mp_lines_next(&from_file, &s1, &e1), "the file ended at line %zu", n);
         cr_assert_eq(e1 - s1, e2 - s2, "line %zu", n);
         cr_assert(memcmp(s1, s2, (size_t)(e1 - s1)) == 0, "line %zu", n);
+        if (n % 50000 == 7) { /* what is ahead: past the window, read again */
+            ahead_sum a1 = {0, 0}, a2 = {0, 0};
+            mp_lines_ahead(&from_file, sum_ahead, &a1);
+            mp_lines_ahead(&from_text, sum_ahead, &a2);
+            cr_assert_eq(a1.lines, 150003 - n - 1, "after line %zu", n);
+            cr_assert_eq(a1.lines, a2.lines);
+            cr_assert_eq(a1.bytes, a2.bytes, "after line %zu", n);
+        }
         n++;
     }
     cr_assert_not(mp_lines_next(&from_file, &s1, &e1));
