@@ -178,7 +178,7 @@ void *mp_xcalloc(size_t n, size_t sz) {
         /* fresh pages from the C library's calloc, which knows a block it
          * just mapped is zero: not written twice (the kernel zeroes each
          * page as it is first touched; at 10^7 tensors the name map alone
-         * is 0.8 GB) */
+         * is 0.27 GB) */
         size_t total = with_header(bytes);
         return hand_out(total == SIZE_MAX ? NULL : calloc(1, total), total, bytes);
     }

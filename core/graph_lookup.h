@@ -1,6 +1,6 @@
 /* graph_lookup.h - the graph parser's name lookups (core/graph_lookup.c).
  *
- * At 10^7 tensors a graph's name map is 0.8 GB, so each lookup is a cache
+ * At 10^7 tensors a graph's name map is 0.27 GB, so each lookup is a cache
  * miss on the map and another on the name it compares against.  Most
  * names a node reads were written by a node a few lines earlier, or are
  * the next tensor after the last one looked up: a small table of recently

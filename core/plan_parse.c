@@ -157,7 +157,7 @@ static bool is_name(const char *name, mp_tok t) {
 /* The tensor a plan line names, or -1.  The next few tensors after the
  * last one found are tried first: for plans in graph order (all that
  * memplan writes) the map of every name is never built, which at 10^7
- * tensors is 0.8 GB and a cache miss a line.  Names are unique within a
+ * tensors is 0.27 GB and a cache miss a line.  Names are unique within a
  * graph, so a match is the answer the map would give. */
 static int32_t lookup(pp *p, mp_tok name) {
     if (p->cur->graph < 0) return -1;
