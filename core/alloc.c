@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h> /* close */
 
 typedef union hdr {
     struct {
@@ -42,12 +43,18 @@ typedef union hdr {
 #define BIG_BLOCK (32u << 20)
 #define BIG_KEPT 4
 
+/* Files a guarded call has open (a parser's input): closed when it
+ * unwinds, since a descriptor is not a block on its list. */
+#define GUARD_FDS 4
+
 typedef struct guard {
     jmp_buf unwind;
     hdr head; /* circular list of the blocks this guard owns */
     hdr *kept[BIG_KEPT];
     size_t kept_size[BIG_KEPT];
     uint32_t n_kept;
+    int fds[GUARD_FDS];
+    uint32_t n_fds;
 } guard;
 
 static _Thread_local guard *active;
@@ -215,6 +222,20 @@ void *mp_xrealloc(void *p, size_t n) {
 
 bool mp_guard_active(void) { return active != NULL; }
 
+bool mp_guard_own_fd(int fd) {
+    if (!active || active->n_fds == GUARD_FDS) return false;
+    active->fds[active->n_fds++] = fd;
+    return true;
+}
+
+void mp_guard_disown_fd(int fd) {
+    for (uint32_t i = 0; active && i < active->n_fds; i++)
+        if (active->fds[i] == fd) {
+            active->fds[i] = active->fds[--active->n_fds];
+            return;
+        }
+}
+
 void mp_xfree(void *p) {
     if (!p) return;
     hdr *h = (hdr *)p - 1;
@@ -246,6 +267,7 @@ int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx) {
     guard g;
     g.head.link.prev = g.head.link.next = &g.head;
     g.n_kept = 0;
+    g.n_fds = 0;
     active = &g;
     int rc;
     if (setjmp(g.unwind) == 0) {
@@ -253,6 +275,7 @@ int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx) {
         release(&g, false);
     } else {
         release(&g, true);
+        for (uint32_t i = 0; i < g.n_fds; i++) close(g.fds[i]);
         rc = mp_err_set(err, MP_ENOMEM, "out of memory");
     }
     drop_kept(&g);

@@ -35,6 +35,11 @@ void mp_xfree(void *p);
 /* mp_xrealloc that returns NULL on failure (p still valid) instead. */
 void *mp_try_realloc(void *p, size_t n);
 bool mp_guard_active(void); /* inside mp_guard_run on this thread */
+/* File descriptor fd is closed if the guard unwinds before it is disowned
+ * (closed by its owner); false when there is no guard or no room, and then
+ * an unwind leaves it open. */
+bool mp_guard_own_fd(int fd);
+void mp_guard_disown_fd(int fd);
 /* Unwind to the guard (or abort outside one): n bytes could not be had. */
 _Noreturn void mp_out_of_memory(size_t n);
 /* Run work(ctx) so that running out of memory returns MP_ENOMEM (in err)

@@ -31,6 +31,7 @@ int mp_lines_open(mp_lines *L, const char *path, mp_err *err) {
     L->fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (L->fd < 0)
         return mp_err_set(err, MP_EFORMAT, "%s: cannot open: %s", path, strerror(errno));
+    if (L->fd != STDIN_FILENO) (void)mp_guard_own_fd(L->fd); /* closed if the parse runs out of memory */
     L->at = lseek(L->fd, 0, SEEK_CUR); /* -1: a pipe, not read again */
     L->cap = LINES_WINDOW;
     L->buf = mp_xmalloc(L->cap);
@@ -117,7 +118,10 @@ int mp_lines_error(const mp_lines *L, mp_err *err) {
 }
 
 void mp_lines_close(mp_lines *L) {
-    if (L->fd > STDIN_FILENO) close(L->fd);
+    if (L->fd > STDIN_FILENO) {
+        mp_guard_disown_fd(L->fd);
+        close(L->fd);
+    }
     mp_xfree(L->buf);
     memset(L, 0, sizeof *L);
 }

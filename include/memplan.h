@@ -51,7 +51,7 @@ extern "C" {
 
 #define MP_VERSION_MAJOR 1
 #define MP_VERSION_MINOR 6
-#define MP_VERSION_PATCH 2
+#define MP_VERSION_PATCH 3
 #define MEMPLAN_VERSION "1.6.3"
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */

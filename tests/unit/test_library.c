@@ -5,6 +5,9 @@
 #include <pthread.h>
 
 #include "helpers.h"
+
+#include <dirent.h>
+#include <unistd.h>
 #include "peers.h"
 
 /* ------------------------------------------------------------- builder */
@@ -273,6 +276,46 @@ Test(library, allocation_failures_come_back_as_errors) {
     while (!run_failing_at(n, FIXTURE_COND) && n < 100000) n++;
     cr_assert_lt(n, 100000, "never got through");
     cr_assert_gt(n, 20, "the allocator was hardly used (%ld calls)", n);
+}
+
+/* Open file descriptors of this process (/proc/self/fd), less the one
+ * reading the directory. */
+static int open_fds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    cr_assert_not_null(d);
+    int n = 0;
+    while (readdir(d)) n++;
+    closedir(d);
+    return n - 3; /* ".", ".." and the directory's own */
+}
+
+/* A load that runs out of memory halfway closes the file it was reading:
+ * a file descriptor is not a block for the guard to free. */
+Test(library, a_load_that_runs_out_of_memory_closes_its_file) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/memplan-oom-%d-XXXXXX", (int)getpid());
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, FIXTURE_COND, strlen(FIXTURE_COND)), (ssize_t)strlen(FIXTURE_COND));
+    close(fd);
+    int before = open_fds();
+    long n = 1;
+    for (;; n++) {
+        failing f = {0, n, 0};
+        mp_allocator a = {f_malloc, f_realloc, f_free, &f};
+        mp_set_allocator(&a);
+        mp_err err;
+        mp_program *p = mp_graph_load(path, &err);
+        mp_set_allocator(NULL);
+        cr_assert_eq(open_fds(), before, "failing at call %ld left a file open", n);
+        if (p) {
+            mp_program_free(p);
+            break;
+        }
+        cr_assert_eq(err.code, MP_ENOMEM, "%s", err.msg);
+    }
+    cr_assert_gt(n, 3, "the load hardly allocated (%ld calls)", n);
+    unlink(path);
 }
 
 Test(library, a_failing_writer_marks_its_buffer) {
