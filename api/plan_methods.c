@@ -42,7 +42,7 @@ static uint64_t *shared_offsets(const mp_program *p, const mp_options *o, uint32
             if (!(t->flags & MP_T_SHARED) || mp_strmap_get(&seen, t->name, strlen(t->name)) >= 0) continue;
             mp_device d = o->per_device ? t->device : (mp_device){MP_DEV_CPU, 0};
             uint64_t mem = t->mem_id ? t->mem_id : 1;
-            char key[64]; /* the pool, as a key of the hash map, which keeps it (keys) */
+            char key[64]; /* the pool, as a key of the hash map (a copy in keys goes in) */
             int kn = snprintf(key, sizeof key, "%u:%u:%llu", d.type, d.index, (unsigned long long)mem);
             int32_t got = mp_strmap_get(&pool_of, key, (size_t)kn);
             if (got < 0) mp_strmap_put(&pool_of, mp_arena_strndup(keys, key, (size_t)kn), (size_t)kn, (int32_t)np);

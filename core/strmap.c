@@ -3,10 +3,10 @@
  * entry is the key's address, its hash and the value, 16 bytes: a probe
  * touches one cache line and compares key bytes only when the hashes
  * agree.  (At 10^7 tensor names, 24-byte entries at half load were 0.8 GB
- * of table for the kernel to zero; these at most 3/4 full, 0.27 GB.)  A key's first
- * slot is its hash scaled to the table (hash * cap / 2^32), so that slots
- * follow hashes in order: keys added in order of their hashes' top bits
- * write the table in one sweep (mp_strmap_put_all).
+ * of table for the kernel to zero; these at most 3/4 full, 0.27 GB.)  A
+ * key's first slot is its hash scaled to the table (hash * cap / 2^32), so
+ * that slots follow hashes in order: keys added in order of their hashes'
+ * top bits write the table in one sweep (mp_strmap_put_all).
  * Invariants: cap is a power of two, at most 2^32, and count < cap * 3/4;
  * a key is a NUL-terminated string, never moved while in the map. */
 #include "internal.h"
