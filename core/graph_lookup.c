@@ -4,38 +4,59 @@
 #include "graph_lookup.h"
 
 void mp_lookup_init(mp_lookup *L) {
-    memset(L->recent, 0xff, sizeof L->recent);
-    L->last = -1;
+    for (size_t i = 0; i < sizeof L->recent / sizeof L->recent[0]; i++) L->recent[i] = (mp_lookup_hit){-1, 0};
+    for (int i = 0; i < LOOKUP_STREAMS; i++) L->stream[i] = (mp_lookup_stream){{-1, 0}, -1};
 }
 
 static uint32_t recent_slot(uint32_t hash) { return hash >> (32 - LOOKUP_RECENT_BITS); }
 
-/* Tensor t of g, when it is called s[0..len).  strncmp stops at the end of
- * the tensor's name, which may be shorter than len. */
-static bool is_named(const mp_lookup_graph *g, int32_t t, const char *s, size_t len) {
-    if (t < 0 || (uint32_t)t >= g->n_tensors) return false;
-    const char *name = g->tensors[t].name;
+/* Whether guess h is the tensor called s[0..len) (with that hash) in g.
+ * strncmp stops at the end of the tensor's name, which may be shorter. */
+static bool is_named(const mp_lookup_graph *g, mp_lookup_hit h, const char *s, size_t len,
+                     uint32_t hash) {
+    if (h.t < 0 || h.hash != hash || (uint32_t)h.t >= g->n_tensors) return false;
+    const char *name = g->tensors[h.t].name;
     return strncmp(name, s, len) == 0 && name[len] == 0;
 }
 
-/* A guess without the map: the tensor found last with this hash slot, or
- * the one after the tensor found last; -1 when neither is the name. */
-static int32_t guess(const mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len,
-                     uint32_t hash) {
-    int32_t t = L->recent[recent_slot(hash)];
-    if (is_named(g, t, s, len)) return t;
-    if (L->last >= 0 && is_named(g, L->last + 1, s, len)) return L->last + 1;
-    return -1;
+/* The tensor after t, with its name's hash, or -1 when not declared yet. */
+static mp_lookup_hit after(const mp_lookup_graph *g, int32_t t) {
+    if (t < 0 || (uint32_t)t + 1 >= g->n_tensors) return (mp_lookup_hit){-1, 0};
+    const char *name = g->tensors[t + 1].name;
+    return (mp_lookup_hit){t + 1, mp_strmap_hash(name, strlen(name))};
+}
+
+/* Stream i found t: it moves to the front, predicting the tensor after t. */
+static void advance(mp_lookup *L, const mp_lookup_graph *g, int i, int32_t t) {
+    for (; i > 0; i--) L->stream[i] = L->stream[i - 1];
+    L->stream[0] = (mp_lookup_stream){after(g, t), t};
+}
+
+/* A guess without the map: a stream's next tensor (-2 when there is none
+ * and the map is to be asked), updating the streams. */
+static int32_t from_streams(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len,
+                            uint32_t hash) {
+    for (int i = 0; i < LOOKUP_STREAMS; i++) {
+        mp_lookup_stream *st = &L->stream[i];
+        if (st->next.t < 0 && st->last >= 0) st->next = after(g, st->last); /* declared since */
+        if (!is_named(g, st->next, s, len, hash)) continue;
+        int32_t t = st->next.t;
+        advance(L, g, i, t);
+        return t;
+    }
+    return -2;
 }
 
 int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len) {
     uint32_t hash = mp_strmap_hash(s, len);
-    int32_t t = guess(L, g, s, len, hash);
-    if (t < 0) t = mp_strmap_get_hashed(g->names, s, len, hash);
-    if (t >= 0) {
-        L->recent[recent_slot(hash)] = t;
-        L->last = t;
+    mp_lookup_hit *r = &L->recent[recent_slot(hash)];
+    if (is_named(g, *r, s, len, hash)) return r->t; /* read again: not a stream's step */
+    int32_t t = from_streams(L, g, s, len, hash);
+    if (t == -2) {
+        t = mp_strmap_get_hashed(g->names, s, len, hash);
+        if (t >= 0) advance(L, g, LOOKUP_STREAMS - 1, t); /* a new stream, in the oldest's place */
     }
+    if (t >= 0) *r = (mp_lookup_hit){t, hash};
     return t;
 }
 

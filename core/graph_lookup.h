@@ -13,10 +13,27 @@
 #include "internal.h"
 
 #define LOOKUP_RECENT_BITS 10
+#define LOOKUP_STREAMS 4
+
+/* A tensor found and its name's hash (a guess is rejected on the hash
+ * before its name, most likely not in the cache, is read). */
+typedef struct mp_lookup_hit {
+    int32_t t;     /* a tensor index, or -1 */
+    uint32_t hash; /* its name's hash */
+} mp_lookup_hit;
+
+/* A stream: lookups of one tensor after another in declaration order
+ * (a node's results, the weights layer by layer).  next is the tensor
+ * after the one the stream found last, with its hash, computed while
+ * that tensor's neighbourhood is in the cache; -1 when not yet declared. */
+typedef struct mp_lookup_stream {
+    mp_lookup_hit next;
+    int32_t last; /* the tensor the stream found last */
+} mp_lookup_stream;
 
 typedef struct mp_lookup {
-    int32_t recent[1u << LOOKUP_RECENT_BITS]; /* by a name's hash: a tensor index, or -1 */
-    int32_t last;                              /* the tensor last found, or -1 */
+    mp_lookup_hit recent[1u << LOOKUP_RECENT_BITS]; /* by a name's hash */
+    mp_lookup_stream stream[LOOKUP_STREAMS];        /* most recently used first */
 } mp_lookup;
 
 /* The graph whose names are looked up: its map and tensors. */

@@ -294,7 +294,7 @@ static int parse_list(parser *p, mp_tok val, const char *key, int32_t **out,
     size_t count = 1;
     for (size_t i = 0; i < val.n; i++) count += val.s[i] == ',';
     if (count > UINT32_MAX / 2) return fail(p, "%s= list is too long", key);
-    int32_t *v = mp_arena_alloc(p->arena, count * sizeof *v);
+    int32_t *v = mp_arena_alloc_aligned(p->arena, count * sizeof *v, _Alignof(int32_t));
     mp_lookup_graph lg = lookup_graph(p->cur);
     const char *s = val.s, *end = val.s + val.n;
     for (size_t k = 0; k < count; k++) {

@@ -17,6 +17,10 @@ mp_arena *mp_arena_new(void);
 void mp_arena_free(mp_arena *a);
 /* Zeroed memory from mp_xmalloc: failure unwinds like it. */
 void *mp_arena_alloc(mp_arena *a, size_t n);
+/* The same, aligned only to align (a power of two, at most that of
+ * max_align_t): for arrays of small items, one per node. */
+void *mp_arena_alloc_aligned(mp_arena *a, size_t n, size_t align);
+/* A copy of s[0..n) and a NUL, unaligned: names are packed. */
 char *mp_arena_strndup(mp_arena *a, const char *s, size_t n);
 void *mp_arena_memdup(mp_arena *a, const void *p, size_t n);
 /* The arena takes over block p (from mp_xmalloc or mp_xrealloc), shrunk to

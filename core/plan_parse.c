@@ -322,12 +322,10 @@ static int close_block(pp *p) {
     if (!p->have_buffers || !p->have_devices)
         return pfail(p, "graph block '%s' lacks a %s line", g->name,
                      p->have_buffers ? "devices" : "buffers");
-    mp_alloc *a = mp_arena_memdup(p->arena, g->allocs, g->n_allocs * sizeof *a);
-    mp_free *f = mp_arena_memdup(p->arena, g->frees, g->n_frees * sizeof *f);
-    mp_xfree(g->allocs);
-    mp_xfree(g->frees);
-    g->allocs = a;
-    g->frees = f;
+    /* handed over, not copied: at 10^7 allocations a copy was 0.5 GB of
+     * fresh pages to clear and fill */
+    g->allocs = mp_arena_adopt(p->arena, g->allocs, g->n_allocs * sizeof *g->allocs);
+    g->frees = mp_arena_adopt(p->arena, g->frees, g->n_frees * sizeof *g->frees);
     p->cur = NULL;
     return MP_OK;
 }

@@ -525,6 +525,26 @@ Test(format, a_guessed_name_is_the_whole_name) {
     mp_program_free(p);
 }
 
+/* t184511 and t274414 have the same hash (mp_strmap_hash: 0x00beaa2d).
+ * A guess is checked on the hash first, then on the name: the stream
+ * after p guesses t184511 when t274414 is read, and the recent-tensor
+ * slot holds t274414 when t184511 is read.  Taking either would give the
+ * other tensor. */
+Test(format, a_guess_with_the_same_hash_is_not_taken) {
+    cr_assert_eq(mp_strmap_hash("t184511", 7), mp_strmap_hash("t274414", 7));
+    const char *text = HDR
+        "graph g\ntensor p 4\ntensor t184511 4\ntensor t274414 4\n"
+        "node placeholder out=p\nnode call in=p out=t274414\nnode call in=t274414 out=t184511\n"
+        "node output in=t184511\nend\n";
+    mp_program *p = must_parse(text);
+    const mp_graphdef *g = &p->graphs[0];
+    cr_assert_eq(g->nodes[1].out[0], 2, "t274414 is tensor 2, not the t184511 after p");
+    cr_assert_eq(g->nodes[2].in[0], 2);
+    cr_assert_eq(g->nodes[2].out[0], 1, "t184511 is tensor 1, not the t274414 found last");
+    cr_assert_eq(g->nodes[3].in[0], 1);
+    mp_program_free(p);
+}
+
 /* Names over two letters, so that many are the start of another: every
  * name a node reads resolves to the tensor of that name. */
 Test(format, every_name_resolves_to_its_tensor) {

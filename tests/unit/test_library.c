@@ -488,6 +488,30 @@ Test(library, name_map_puts_many_keys_at_once) {
     }
 }
 
+/* The arena packs names (no padding after a name's NUL), aligns small
+ * arrays to their items and everything else for any type; a request
+ * larger than a chunk gets its own. */
+Test(library, the_arena_packs_names_and_aligns_the_rest) {
+    mp_arena *a = mp_arena_new();
+    char *x = mp_arena_strndup(a, "abc", 3), *y = mp_arena_strndup(a, "de", 2);
+    cr_assert_str_eq(x, "abc");
+    cr_assert_str_eq(y, "de");
+    cr_assert_eq(y, x + 4, "names are packed");
+    int32_t *v = mp_arena_alloc_aligned(a, 3 * sizeof *v, _Alignof(int32_t));
+    cr_assert_eq((uintptr_t)v % _Alignof(int32_t), 0);
+    cr_assert_leq((char *)v - (y + 3), (ptrdiff_t)_Alignof(int32_t), "at most the padding to an int32_t");
+    cr_assert(v[0] == 0 && v[1] == 0 && v[2] == 0, "zeroed");
+    (void)mp_arena_strndup(a, "f", 1);
+    uint64_t *w = mp_arena_alloc(a, sizeof *w);
+    cr_assert_eq((uintptr_t)w % sizeof(max_align_t), 0);
+    char *big = mp_arena_alloc(a, 64u << 20); /* past the largest chunk */
+    cr_assert(big[0] == 0 && big[(64u << 20) - 1] == 0);
+    char *z = mp_arena_strndup(a, "ghij", 4);
+    cr_assert_str_eq(z, "ghij");
+    cr_assert_str_eq(x, "abc", "earlier names stay");
+    mp_arena_free(a);
+}
+
 /* The name map: a reserved map takes that many keys without growing, and
  * the lookup with a given hash finds what the plain one does. */
 Test(library, name_map_reserve_and_hashed_lookups) {
