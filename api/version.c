@@ -1,9 +1,4 @@
-/* version.c - the library's version, "MAJOR.MINOR.PATCH". */
+/* version.c - the library's version, "MAJOR.MINOR.PATCH" (memplan.h). */
 #include "internal.h"
 
-#define MP_STR(x) #x
-#define MP_XSTR(x) MP_STR(x)
-
-const char *mp_version(void) {
-    return MP_XSTR(MP_VERSION_MAJOR) "." MP_XSTR(MP_VERSION_MINOR) "." MP_XSTR(MP_VERSION_PATCH);
-}
+const char *mp_version(void) { return MEMPLAN_VERSION; }

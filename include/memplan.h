@@ -51,8 +51,13 @@ extern "C" {
 
 #define MP_VERSION_MAJOR 1
 #define MP_VERSION_MINOR 6
-#define MP_VERSION_PATCH 3
-#define MEMPLAN_VERSION "1.6.3"
+#define MP_VERSION_PATCH 4
+/* "MAJOR.MINOR.PATCH" of this header, made from the three numbers above
+ * (the one place the version is written). */
+#define MP_VERSION_STR_(x) #x
+#define MP_VERSION_STR(x) MP_VERSION_STR_(x)
+#define MEMPLAN_VERSION \
+    MP_VERSION_STR(MP_VERSION_MAJOR) "." MP_VERSION_STR(MP_VERSION_MINOR) "." MP_VERSION_STR(MP_VERSION_PATCH)
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 MP_API const char *mp_version(void);
