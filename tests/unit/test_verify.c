@@ -167,6 +167,30 @@ Test(verify, rule4_overlap) {
     mp_xfree(p);
 }
 
+/* Allocations that start at the same node are swept in the plan's order
+ * (the order of its alloc lines, not of the graph's tensors), so the
+ * pairs are reported in that order, the earlier one named first. */
+Test(verify, rule4_ties_are_swept_in_plan_order) {
+    const char *g = HDR
+        "graph main\ntensor x 16\ntensor p 32\ntensor q 32\ntensor r 32\ntensor y 16\n"
+        "node placeholder out=x\nnode call in=x out=p,q,r\nnode call in=p,q,r out=y\n"
+        "node output in=y\nend\n";
+    const char *plan = "memplan-plan 1\n"
+        "options alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=opt\n"
+        "graph main\nbuffers 0 112\ndevices cpu:0 cpu:0\n"
+        "alloc x mem_id=1 obj=0 offset=96 size=16 life=0,1\n"
+        "alloc r mem_id=1 obj=3 offset=0 size=32 life=1,2\n"
+        "alloc p mem_id=1 obj=1 offset=0 size=32 life=1,2\n"
+        "alloc q mem_id=1 obj=2 offset=0 size=32 life=1,2\n"
+        "alloc y mem_id=1 obj=4 offset=96 size=16 life=2,3\nend\n";
+    verdict v = verify_text(g, plan);
+    cr_assert_eq(v.rc, MP_EINVALID, "%s", v.text);
+    const char *want = "main: overlap: r [0,32) and p [0,32) in buffer 1, both live at nodes 1..2\n"
+                       "main: overlap: r [0,32) and q [0,32) in buffer 1, both live at nodes 1..2\n"
+                       "main: overlap: p [0,32) and q [0,32) in buffer 1, both live at nodes 1..2\n";
+    cr_assert(strncmp(v.text, want, strlen(want)) == 0, "report:\n%s", v.text);
+}
+
 Test(verify, rule4_inplace_family_may_share) {
     const char *g = HDR
         "graph main\ntensor x 16\ntensor a 64\ntensor b 64 inplace=a\ntensor b2 32 inplace=b\n"
