@@ -74,6 +74,24 @@ static int32_t merge(v_itree *t, int32_t a, int32_t b) {
     return b;
 }
 
+/* Node nx into the subtree at x (the treap for those keys and priorities
+ * is unique, so this is the tree split-and-merge would build): down the
+ * search path to where nx's priority puts it, then the subtree there split
+ * under it.  One pass down instead of a split and two merges. */
+static int32_t insert_at(v_itree *t, int32_t x, int32_t nx) {
+    inode *a = &t->n[nx];
+    if (x < 0) return nx;
+    if (a->prio > t->n[x].prio) {
+        split(t, x, a->lo, a->id, &a->l, &a->r);
+        pull(t, nx);
+        return nx;
+    }
+    if (less(&t->n[x], a->lo, a->id)) t->n[x].r = insert_at(t, t->n[x].r, nx);
+    else t->n[x].l = insert_at(t, t->n[x].l, nx);
+    if (a->hi > t->n[x].max_hi) t->n[x].max_hi = a->hi;
+    return x;
+}
+
 void mp_v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id) {
     int32_t x;
     if (t->free_list >= 0) {
@@ -87,22 +105,27 @@ void mp_v_itree_insert(v_itree *t, uint64_t lo, uint64_t hi, uint32_t id) {
         x = (int32_t)t->count++;
     }
     t->n[x] = (inode){lo, hi, hi, id, next_prio(t), -1, -1};
-    int32_t L, R;
-    split(t, t->root, lo, id, &L, &R);
-    t->root = merge(t, merge(t, L, x), R);
+    t->root = insert_at(t, t->root, x);
 }
 
-void mp_v_itree_remove(v_itree *t, uint64_t lo, uint32_t id) {
-    int32_t L, M, R;
-    split(t, t->root, lo, id, &L, &R);
-    /* M: the node equal to the key, the first of R */
-    split(t, R, lo, id + 1u, &M, &R);
-    if (M >= 0) {
-        t->n[M].l = t->free_list;
-        t->free_list = M;
+/* The subtree at x without the node keyed (lo, id), if there is one: its
+ * children merged in its place, the largest hi mended on the way up. */
+static int32_t remove_at(v_itree *t, int32_t x, uint64_t lo, uint32_t id) {
+    if (x < 0) return -1;
+    inode *a = &t->n[x];
+    if (a->lo == lo && a->id == id) {
+        int32_t rest = merge(t, a->l, a->r);
+        a->l = t->free_list;
+        t->free_list = x;
+        return rest;
     }
-    t->root = merge(t, L, R);
+    if (less(a, lo, id)) a->r = remove_at(t, a->r, lo, id);
+    else a->l = remove_at(t, a->l, lo, id);
+    pull(t, x);
+    return x;
 }
+
+void mp_v_itree_remove(v_itree *t, uint64_t lo, uint32_t id) { t->root = remove_at(t, t->root, lo, id); }
 
 static void query(const v_itree *t, int32_t x, uint64_t lo, uint64_t hi, uint32_t *ids,
                   uint32_t max, uint32_t *k) {
