@@ -2,10 +2,14 @@
  *
  * At 10^7 tensors a graph's name map is 0.27 GB, so each lookup is a cache
  * miss on the map and another on the name it compares against.  Most
- * names a node reads were written by a node a few lines earlier, or are
- * the next tensor after the last one looked up: a small table of recently
- * found tensors answers those without the map.  A mere hint: a lookup's
- * answer never depends on it.  (Declarations reach the map in batches,
+ * names a node reads were written by a node a few lines earlier (a small
+ * table of recently found tensors, by hash), or are the tensor declared
+ * after one found a little earlier: a node's results, the weights read
+ * layer by layer.  A few streams follow those runs.  Guesses are checked
+ * on the hash before the name is read, so a wrong one costs no cache
+ * miss.  At 10^7 transformer tensors 7.6% of lookups reach the map (38%
+ * with the recent table and one stream).  A mere hint: a lookup's answer
+ * never depends on it.  (Declarations reach the map in batches,
  * graph_parse.c's add_names.) */
 #ifndef MP_GRAPH_LOOKUP_H
 #define MP_GRAPH_LOOKUP_H
