@@ -1,4 +1,4 @@
-/* file.c - whole-file reads, and the one writer of every output file.
+/* file.c - the one writer of every output file (inputs: lines.c).
  *
  * An output is written so that a failed command leaves nothing behind and
  * touches nothing it was not asked to write: a regular file (or a new
@@ -14,41 +14,6 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-char *mp_read_file(const char *path, size_t *len, mp_err *err) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) {
-        mp_err_set(err, MP_EFORMAT, "%s: cannot open: %s", path,
-                   strerror(errno));
-        return NULL;
-    }
-    /* a regular file's size up front: one block, not a doubling series
-     * (each step below 32 MiB a copy; a 658 MB graph grew to 1 GB) */
-    struct stat st;
-    size_t cap = 1 << 16, n = 0;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size < SIZE_MAX / 2)
-        cap = (size_t)st.st_size + 2; /* + the end test's byte and the NUL */
-    char *data = mp_xmalloc(cap);
-    for (;;) {
-        if (cap - n < 2) data = mp_xrealloc(data, cap *= 2);
-        size_t got = fread(data + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    bool bad = ferror(f);
-    int saved = errno;
-    if (f != stdin) fclose(f);
-    if (bad) {
-        mp_xfree(data);
-        mp_err_set(err, MP_EFORMAT, "%s: read error: %s", path,
-                   strerror(saved));
-        return NULL;
-    }
-    data[n] = 0;
-    *len = n;
-    return data;
-}
 
 /* Every byte of data to fd (EINTR retried); false with errno set. */
 static bool write_all(int fd, const char *data, size_t len) {
