@@ -509,40 +509,48 @@ Test(format, plan_names_resolve_in_any_order) {
     mp_buf_free(&g);
 }
 
+/* An operand the parser resolved: node, 0 for in= or 1 for out=, the
+ * position in that list, and the tensor it must be. */
+typedef struct operand_want {
+    uint32_t node, out, k;
+    int32_t tensor;
+} operand_want;
+
+static void expect_operands(const char *text, const operand_want *w, size_t n) {
+    mp_program *p = must_parse(text);
+    const mp_graphdef *g = &p->graphs[0];
+    for (size_t i = 0; i < n; i++) {
+        const mp_node *nd = &g->nodes[w[i].node];
+        int32_t got = (w[i].out ? nd->out : nd->in)[w[i].k];
+        cr_assert_eq(got, w[i].tensor, "node %u %s[%u]: tensor %d (%s), want %d", w[i].node,
+                     w[i].out ? "out" : "in", w[i].k, got, g->tensors[got].name, w[i].tensor);
+    }
+    mp_program_free(p);
+}
+
 /* The parser guesses a name from the tensors it found last (core/
  * graph_lookup.c); a guess that is a longer name with the same start must
  * not be taken.  Here the tensor after q is x10 while the name is x1. */
 Test(format, a_guessed_name_is_the_whole_name) {
-    const char *text = HDR
-        "graph g\ntensor p 4\ntensor q 4\ntensor x10 4\ntensor x1 4\n"
-        "node placeholder out=p\nnode call in=p out=q\nnode call in=q out=x1\n"
-        "node call in=x1 out=x10\nnode output in=x10,x1,q\nend\n";
-    mp_program *p = must_parse(text);
-    const mp_graphdef *g = &p->graphs[0];
-    cr_assert_eq(g->nodes[2].out[0], 3, "x1 is tensor 3, not the x10 after q");
-    cr_assert_eq(g->nodes[3].out[0], 2);
-    cr_assert_eq(g->nodes[4].in[1], 3);
-    mp_program_free(p);
+    static const operand_want w[] = {{2, 1, 0, 3}, {3, 1, 0, 2}, {4, 0, 1, 3}};
+    expect_operands(HDR "graph g\ntensor p 4\ntensor q 4\ntensor x10 4\ntensor x1 4\n"
+                        "node placeholder out=p\nnode call in=p out=q\nnode call in=q out=x1\n"
+                        "node call in=x1 out=x10\nnode output in=x10,x1,q\nend\n",
+                    w, sizeof w / sizeof w[0]);
 }
 
 /* t184511 and t274414 have the same hash (mp_strmap_hash: 0x00beaa2d).
  * A guess is checked on the hash first, then on the name: the stream
- * after p guesses t184511 when t274414 is read, and the recent-tensor
- * slot holds t274414 when t184511 is read.  Taking either would give the
- * other tensor. */
+ * after p guesses t184511 (tensor 1) when t274414 (2) is read, and the
+ * recent-tensor slot holds t274414 when t184511 is read.  Taking either
+ * would give the other tensor. */
 Test(format, a_guess_with_the_same_hash_is_not_taken) {
     cr_assert_eq(mp_strmap_hash("t184511", 7), mp_strmap_hash("t274414", 7));
-    const char *text = HDR
-        "graph g\ntensor p 4\ntensor t184511 4\ntensor t274414 4\n"
-        "node placeholder out=p\nnode call in=p out=t274414\nnode call in=t274414 out=t184511\n"
-        "node output in=t184511\nend\n";
-    mp_program *p = must_parse(text);
-    const mp_graphdef *g = &p->graphs[0];
-    cr_assert_eq(g->nodes[1].out[0], 2, "t274414 is tensor 2, not the t184511 after p");
-    cr_assert_eq(g->nodes[2].in[0], 2);
-    cr_assert_eq(g->nodes[2].out[0], 1, "t184511 is tensor 1, not the t274414 found last");
-    cr_assert_eq(g->nodes[3].in[0], 1);
-    mp_program_free(p);
+    static const operand_want w[] = {{1, 1, 0, 2}, {2, 0, 0, 2}, {2, 1, 0, 1}, {3, 0, 0, 1}};
+    expect_operands(HDR "graph g\ntensor p 4\ntensor t184511 4\ntensor t274414 4\n"
+                        "node placeholder out=p\nnode call in=p out=t274414\n"
+                        "node call in=t274414 out=t184511\nnode output in=t184511\nend\n",
+                    w, sizeof w / sizeof w[0]);
 }
 
 /* Names over two letters, so that many are the start of another: every
