@@ -106,6 +106,10 @@ typedef struct mp_pair {
  * below 2^bits; b[] is scratch of n pairs.  Returns a or b, whichever
  * holds the sorted pairs. */
 mp_pair *mp_sort_pairs(mp_pair *a, mp_pair *b, uint32_t n, int bits);
+/* The same for 64-bit words by their bits lo .. lo + bits - 1 (those above
+ * are 0; those below ride along): a key and what it belongs to packed in
+ * 8 bytes instead of 16. */
+uint64_t *mp_sort_words(uint64_t *a, uint64_t *b, uint32_t n, int lo, int bits);
 /* Bits needed to write x (0 for 0). */
 int mp_bit_width(uint64_t x);
 /* v[q] = old v[from[q]] for every q, for n elements of `size` bytes (at

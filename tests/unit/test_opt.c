@@ -378,6 +378,65 @@ Test(opt, sweeps_give_valid_layouts) {
     }
 }
 
+/* The plain sweep as sweep.c's header says it runs, written the slow way:
+ * at each node, frees first, then allocations largest first (ties by
+ * item), each into the lowest gap between the live items that fits, else
+ * on top.  Quadratic; for checking. */
+static uint64_t slow_sweep(pk_item *a, uint32_t n) {
+    uint64_t peak = 0;
+    bool *live = calloc(n + 1, 1), *done = calloc(n + 1, 1);
+    for (int32_t t = 0; t <= 64; t++) {
+        for (uint32_t i = 0; i < n; i++)
+            if (live[i] && a[i].end < t) live[i] = false;
+        for (;;) { /* the largest item starting now, ties by index */
+            uint32_t best = n;
+            for (uint32_t i = 0; i < n; i++)
+                if (!done[i] && a[i].size && a[i].start == t && (best == n || a[i].size > a[best].size)) best = i;
+            if (best == n) break;
+            uint64_t at = 0; /* lowest offset clear of every live item */
+            for (bool moved = true; moved;) {
+                moved = false;
+                for (uint32_t i = 0; i < n; i++)
+                    if (live[i] && a[i].offset < at + a[best].size && at < a[i].offset + a[i].size)
+                        at = a[i].offset + a[i].size, moved = true;
+            }
+            a[best].offset = at;
+            live[best] = done[best] = true;
+            if (at + a[best].size > peak) peak = at + a[best].size;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!a[i].size) a[i].offset = 0;
+    free(live);
+    free(done);
+    return peak;
+}
+
+/* The plain sweep places every item where the slow one does: with a few
+ * distinct sizes (its events then sort by size rank, packed in one word)
+ * and with more than a thousand (sorted by the sizes themselves). */
+Test(opt, the_sweep_places_items_as_the_allocator_it_simulates) {
+    uint64_t s = 11;
+    enum { N = 1500 };
+    pk_item *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+    for (int trial = 0; trial < 40; trial++) {
+        uint32_t n = trial % 2 ? N : 1 + (uint32_t)(xorshift(&s) % 60);
+        uint64_t sizes = trial % 4 == 3 ? 1u << 20 : 1 + xorshift(&s) % 6; /* distinct sizes */
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t st = (int32_t)(xorshift(&s) % 48), len = (int32_t)(xorshift(&s) % 16);
+            a[i] = (pk_item){(xorshift(&s) % sizes) * 16, st, st + len, false, 0};
+        }
+        memcpy(b, a, n * sizeof *a);
+        uint64_t fast = mp_pk_sweep(a, n), slow = slow_sweep(b, n);
+        cr_assert_eq(fast, slow, "trial %d: peak %llu, the slow sweep %llu", trial,
+                     (unsigned long long)fast, (unsigned long long)slow);
+        for (uint32_t i = 0; i < n; i++)
+            cr_assert_eq(a[i].offset, b[i].offset, "trial %d, item %u", trial, i);
+    }
+    free(a);
+    free(b);
+}
+
 /* A layout may end exactly at 2^64 - 1: both sweeps then go on placing
  * the items after it (fuzz target plan, corpus/plan/crash-opt-sweep-
  * exact-top-*: they stopped, leaving z at 0 under x). */
