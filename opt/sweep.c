@@ -232,8 +232,9 @@ static bool rank_sizes(const job *jobs, uint32_t nj, size_ranks *r) {
 static uint32_t *packed_event_order(const job *jobs, uint32_t nj, size_t ne, int64_t first,
                                     int wt) {
     size_ranks *r = mp_xmalloc(sizeof *r);
-    int wr = 0, we = mp_bit_width(2 * (uint64_t)nj);
-    if (!rank_sizes(jobs, nj, r) || (wr = mp_bit_width(r->n ? r->n - 1 : 0), wt + wr + we > 64)) {
+    bool ranked = rank_sizes(jobs, nj, r);
+    int wr = ranked ? mp_bit_width(r->n ? r->n - 1 : 0) : 0, we = mp_bit_width(2 * (uint64_t)nj);
+    if (!ranked || wt + wr + we > 64) {
         mp_xfree(r);
         return NULL;
     }
