@@ -78,7 +78,7 @@ int mp_cmd_export(int argc, char **argv) {
     mp_buf b;
     mp_buf_init(&b);
     rc = mp_plan_export(prog, plan, ea.format, ea.buffer, &b, &err);
-    if (rc == MP_OK) rc = mp_write_output(ea.out, b.data ? b.data : "", b.len, ea.files, 2, &err);
+    if (rc == MP_OK) rc = mp_write_buf(ea.out, &b, ea.files, 2, &err);
     mp_buf_free(&b);
     mp_plan_free(plan);
     mp_program_free(prog);

@@ -19,7 +19,7 @@ static const char GEN_HELP[] =
     "                    comment on its second line and on stderr, ready for\n"
     "                    `memplan plan OPTIONS FILE`\n"
     "  --seed S          the seed (required without --case)\n"
-    "  --tensors N       about N tensors in all (default 40; up to 10^7)\n"
+    "  --tensors N       about N tensors in all (default 40; up to 10^8)\n"
     "  --depth D         control flow nested up to D levels (default 2)\n"
     "  --devices LIST    devices to use, main first (default cpu), e.g.\n"
     "                    cpu,cuda:0,cuda:1\n"
@@ -103,7 +103,7 @@ static int shape_option(mp_args *a, const char *arg, gen_args *ga) {
     uint64_t v;
     ga->have_shape = true;
     if (mp_args_is(a, arg, "--tensors")) {
-        if (!mp_args_u64(a, "--tensors", 1, 10000000, &ga->o.tensors)) return MP_EFORMAT;
+        if (!mp_args_u64(a, "--tensors", 1, 100000000, &ga->o.tensors)) return MP_EFORMAT;
     } else if (mp_args_is(a, arg, "--depth")) {
         if (!mp_args_u64(a, "--depth", 0, 16, &v)) return MP_EFORMAT;
         ga->o.depth = (uint32_t)v;
@@ -171,10 +171,14 @@ int mp_cmd_gen(int argc, char **argv) {
     mp_buf b;
     mp_buf_init(&b);
     char args[200] = "";
-    if (ga.case_id) gen_case(case_seed, case_i, ga.case_id, &b, args, sizeof args);
-    else mp_gen(&ga.o, &b);
     mp_err err;
-    int rc = mp_write_file_atomic(ga.out, b.data, b.len, &err);
+    int rc;
+    if (ga.case_id) {
+        gen_case(case_seed, case_i, ga.case_id, &b, args, sizeof args);
+        rc = mp_write_buf(ga.out, &b, NULL, 0, &err);
+    } else {
+        rc = mp_gen_write(&ga.o, ga.out, &err);
+    }
     mp_buf_free(&b);
     if (rc) return mp_cli_fail(a.cmd, &err);
     if (ga.case_id)
@@ -221,7 +225,7 @@ int mp_cmd_import_csv(int argc, char **argv) {
     int rc = mp_import_csv(data, len, in, &b, &err);
     mp_xfree(data);
     const char *inputs[1] = {in};
-    if (rc == MP_OK) rc = mp_write_output(out, b.data, b.len, inputs, 1, &err);
+    if (rc == MP_OK) rc = mp_write_buf(out, &b, inputs, 1, &err);
     mp_buf_free(&b);
     return rc ? mp_cli_fail(a.cmd, &err) : 0;
 }

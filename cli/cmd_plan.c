@@ -161,7 +161,7 @@ static int write_plan(const char *path, const mp_plan *plan, const char *const *
     int rc = mp_out_open(&o, path, inputs, 1, err);
     if (rc) return rc;
     mp_plan_write_to(plan, b, to_output, &o);
-    return mp_out_close(&o, true, err);
+    return mp_out_finish(&o, b, err);
 }
 
 int mp_cmd_plan(int argc, char **argv) {
@@ -197,7 +197,7 @@ int mp_cmd_plan(int argc, char **argv) {
     mp_buf_init(&s);
     rc = pa.summary ? mp_cli_summary(prog, plan, &pa.opts, pa.summary_json, &s, &err) : MP_OK;
     if (rc == MP_OK) rc = write_plan(pa.out, plan, &pa.graph, &b, &err);
-    if (rc == MP_OK && pa.summary) rc = mp_write_output(pa.summary, s.data ? s.data : "", s.len, &pa.graph, 1, &err);
+    if (rc == MP_OK && pa.summary) rc = mp_write_buf(pa.summary, &s, &pa.graph, 1, &err);
     mp_buf_free(&b);
     mp_buf_free(&s);
     mp_plan_free(plan);

@@ -163,7 +163,7 @@ int mp_cmd_report(int argc, char **argv) {
     mp_buf_init(&b);
     int rc = write_report(d, &ra, &b, &err);
     mp_db_close(d);
-    if (rc == MP_OK) rc = mp_write_output(ra.out, b.data ? b.data : "", b.len, &ra.db, 1, &err);
+    if (rc == MP_OK) rc = mp_write_buf(ra.out, &b, &ra.db, 1, &err);
     mp_buf_free(&b);
     return rc ? mp_cli_fail(a.cmd, &err) : 0;
 }

@@ -137,7 +137,7 @@ static int run(int argc, char **argv, bool svg) {
     mp_buf b;
     mp_buf_init(&b);
     rc = svg ? draw_svg(prog, plan, &va, &b, &err) : mp_viz_trace(prog, plan, &b, &err);
-    if (rc == MP_OK) rc = mp_write_output(va.out, b.data ? b.data : "", b.len, va.files, 2, &err);
+    if (rc == MP_OK) rc = mp_write_buf(va.out, &b, va.files, 2, &err);
     mp_buf_free(&b);
     mp_plan_free(plan);
     mp_program_free(prog);

@@ -40,6 +40,14 @@ void mp_buf_put(mp_buf *b, const char *s, size_t n) {
     b->data[b->len] = 0;
 }
 
+bool mp_buf_drain(mp_buf *b, mp_sink_fn sink, void *ctx, bool end) {
+    if (!sink || (!end && b->len < MP_BUF_PIECE)) return true;
+    if (!b->failed && b->len && !sink(b->data, b->len, ctx)) b->failed = true;
+    b->len = 0;
+    if (b->data) b->data[0] = 0;
+    return !b->failed;
+}
+
 void mp_buf_puts(mp_buf *b, const char *s) { mp_buf_put(b, s, strlen(s)); }
 
 void mp_buf_printf(mp_buf *b, const char *fmt, ...) {

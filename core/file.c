@@ -64,7 +64,8 @@ static int open_in_place(mp_out *o, mp_err *err) {
 
 static int open_temporary(mp_out *o, mp_err *err) {
     size_t plen = strlen(o->path);
-    o->tmp = mp_xmalloc(plen + 16);
+    o->tmp = mp_try_realloc(NULL, plen + 16); /* outside a guard too: no abort */
+    if (!o->tmp) return mp_err_set(err, MP_ENOMEM, "%s: out of memory", o->path);
     memcpy(o->tmp, o->path, plen);
     memcpy(o->tmp + plen, ".tmp.XXXXXX", 12);
     o->fd = mkstemp(o->tmp);
@@ -153,4 +154,17 @@ int mp_write_output(const char *path, const char *data, size_t len, const char *
 
 int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err) {
     return mp_write_output(path, data, len, NULL, 0, err);
+}
+
+int mp_write_buf(const char *path, const mp_buf *b, const char *const *inputs, size_t n_inputs, mp_err *err) {
+    if (b->failed) return mp_err_set(err, MP_ENOMEM, "%s: out of memory while writing it: nothing written", path);
+    return mp_write_output(path, b->data ? b->data : "", b->len, inputs, n_inputs, err);
+}
+
+int mp_out_finish(mp_out *o, const mp_buf *b, mp_err *err) {
+    if (!b->failed || !o->ok) return mp_out_close(o, true, err); /* whole, or a write failed (MP_EIO) */
+    bool in_place = o->is_stdout || !o->tmp; /* what went there stays there */
+    mp_out_close(o, false, err);
+    return mp_err_set(err, MP_ENOMEM, "%s: out of memory while writing it: %s", o->is_stdout ? "stdout" : o->path,
+                      in_place ? "the text stops short" : "nothing written");
 }

@@ -225,6 +225,12 @@ int mp_write_output(const char *path, const char *data, size_t len, const char *
                     size_t n_inputs, mp_err *err);
 /* A sink for a writer's text in pieces: false when it failed. */
 typedef bool (*mp_sink_fn)(const char *data, size_t len, void *ctx);
+/* Writers that stream hand their text on in pieces of about this size. */
+#define MP_BUF_PIECE ((size_t)1 << 20)
+/* The text in b handed to sink and b emptied, when there is a sink and a
+ * piece's worth of text (or `end`); false once the sink or an allocation
+ * failed (b->failed: the writer stops there). */
+bool mp_buf_drain(mp_buf *b, mp_sink_fn sink, void *ctx, bool end);
 /* mp_plan_write handing its text to sink about a MiB at a time instead of
  * keeping it whole (b is left empty; b->failed when the sink or an
  * allocation failed, and then the writing stopped there). */

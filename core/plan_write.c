@@ -1,16 +1,6 @@
 /* write.c - the .mpp (memplan-plan 1) writer. */
 #include "internal.h"
 
-/* The text written so far handed to the sink, when there is one and a
- * MiB of it (or the end); false once the sink or an allocation failed. */
-static bool drain(mp_buf *b, mp_sink_fn sink, void *ctx, bool end) {
-    if (!sink || (!end && b->len < (1u << 20))) return true;
-    if (!b->failed && b->len && !sink(b->data, b->len, ctx)) b->failed = true;
-    b->len = 0;
-    if (b->data) b->data[0] = 0;
-    return !b->failed;
-}
-
 void mp_plan_write(const mp_plan *plan, mp_buf *b) { mp_plan_write_to(plan, b, NULL, NULL); }
 
 void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx) {
@@ -21,7 +11,7 @@ void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx
     size_t lines = 0;
     for (uint32_t gi = 0; gi < plan->n_graphs; gi++)
         lines += (size_t)plan->graphs[gi].n_allocs + plan->graphs[gi].n_frees + plan->graphs[gi].n_buffers;
-    if (lines >= (1u << 16)) mp_buf_reserve(b, sink ? (1u << 20) + 4096 : lines * 160);
+    if (lines >= (1u << 16)) mp_buf_reserve(b, sink ? MP_BUF_PIECE + 4096 : lines * 160);
     mp_buf_puts(b, "memplan-plan 1\n");
     mp_buf_printf(b,
                   "options alignment=%u alloc_inputs=%d alloc_outputs=%d "
@@ -57,16 +47,16 @@ void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx
             mp_buf_u64(b, a->size);
             mp_buf_printf(b, " life=%lld,%lld\n", (long long)a->life_start,
                           (long long)a->life_end);
-            if (!drain(b, sink, ctx, false)) return;
+            if (!mp_buf_drain(b, sink, ctx, false)) return;
         }
         for (uint32_t i = 0; i < g->n_frees; i++) {
             mp_buf_printf(b, "free %s after=%lld\n", g->frees[i].name,
                           (long long)g->frees[i].after);
-            if (!drain(b, sink, ctx, false)) return;
+            if (!mp_buf_drain(b, sink, ctx, false)) return;
         }
         mp_buf_puts(b, "end\n");
     }
-    drain(b, sink, ctx, true);
+    mp_buf_drain(b, sink, ctx, true);
 }
 
 mp_plan *mp_plan_new(const mp_options *o, const char *algo_name) {

@@ -49,6 +49,18 @@ typedef struct mp_gen_options {
 void mp_gen_options_default(mp_gen_options *o);
 /* Write a valid random .mpg program: same options, same bytes. */
 void mp_gen(const mp_gen_options *o, struct mp_buf *out);
+/* The same text handed to sink (with ctx) about a MiB at a time instead of
+ * kept whole (a 10^7-tensor graph is 0.66 GB): out is left empty, and
+ * out->failed when the sink returned false or an allocation failed (the
+ * writing stopped there). */
+void mp_gen_to(const mp_gen_options *o, struct mp_buf *out, bool (*sink)(const char *data, size_t len, void *ctx),
+               void *ctx);
+/* `memplan gen`: the text to path (as mp_out_open takes it) as it is
+ * written, a MiB at a time (10^8 tensors are 6.6 GB of it), under the
+ * allocation guard: running out of memory (10^8 tensors hold some 16 GB
+ * while they are written) is MP_ENOMEM, a failed write MP_EIO, and either
+ * leaves no file behind and everything freed. */
+int mp_gen_write(const mp_gen_options *o, const char *path, mp_err *err);
 int mp_gen_profile_parse(const char *name);
 /* A MiniMalloc-style CSV (id,lower,upper,size; half-open lifetimes) as a
  * graph file whose tensors have exactly those lifetimes and sizes. */
@@ -381,6 +393,16 @@ bool mp_out_write(mp_out *o, const char *data, size_t len);
 int mp_out_close(mp_out *o, bool keep, mp_err *err);
 int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
                     size_t n_inputs, mp_err *err);
+/* A writer's text in b (mp_buf), to path as mp_write_output does, only when
+ * it is whole: when b failed (an allocation ran out, so its text stops
+ * short), MP_ENOMEM and no file touched. */
+int mp_write_buf(const char *path, const struct mp_buf *b, const char *const *inputs, size_t n_inputs,
+                 mp_err *err);
+/* mp_out_close for a text a writer handed through mp_out_write from b,
+ * a piece at a time: kept only when whole.  MP_EIO when a write failed,
+ * MP_ENOMEM when b failed on an allocation; either way nothing is left
+ * behind. */
+int mp_out_finish(mp_out *o, const struct mp_buf *b, mp_err *err);
 
 #ifdef __cplusplus
 }

@@ -99,7 +99,7 @@ int mp_viz_report_svgs(const mp_viz_report_options *o, mp_report_data *d, mp_err
         } else {
             char path[1024];
             snprintf(path, sizeof path, "%s/%s-%s.svg", o->svg_dir, w->graph, w->algo);
-            if (mp_write_file_atomic(path, b.data ? b.data : "", b.len, err)) {
+            if (mp_write_buf(path, &b, NULL, 0, err)) {
                 mp_buf_free(&b);
                 return err->code;
             }

@@ -69,6 +69,12 @@ got=$( (ulimit -f 2048; "$M" plan -o "$T/big.mpp" "$T/big.mpg" 2>&1 >/dev/null; 
 case $got in *"write failed: File too large"*rc=4) ok ;; *) bad "a plan past ulimit -f: $got" ;; esac
 [ "$(cat "$T/big.mpp")" = old ] && ok || bad "a failed plan write changed the old file"
 "$M" plan -o "$T/big.mpp" "$T/big.mpg" && ok || bad "the big plan"
+# gen writes its graph the same way (10^8 tensors are 6.6 GB of text)
+printf 'old\n' >"$T/big2.mpg"
+got=$( (ulimit -f 2048; "$M" gen --seed 5 --tensors 60000 --profile transformer -o "$T/big2.mpg" 2>&1 >/dev/null; echo "rc=$?") )
+case $got in *"write failed: File too large"*rc=4) ok ;; *) bad "a graph past ulimit -f: $got" ;; esac
+[ "$(cat "$T/big2.mpg")" = old ] && ok || bad "a failed gen write changed the old file"
+[ "$(stat -c %s "$T/big.mpg")" -gt 2097152 ] && ok || bad "the big graph is not past the limit above"
 [ "$(stat -c %s "$T/big.mpp")" -gt 2097152 ] && ok || bad "the big plan is not past the limit above"
 "$M" plan -o - "$T/big.mpg" | cmp -s - "$T/big.mpp" && ok || bad "the big plan differs on stdout"
 [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "temporary files left: $(ls "$T" | grep '\.tmp\.')"

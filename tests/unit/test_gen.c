@@ -2,6 +2,8 @@
  * coverage of every feature the format can say. */
 #include "helpers.h"
 
+#include <unistd.h>
+
 static char *gen_text(uint64_t seed, uint64_t tensors, uint32_t depth, uint32_t profile,
                       const char *devices) {
     mp_gen_options o;
@@ -185,4 +187,91 @@ Test(gen, same_bytes_with_every_compiler) {
                      (unsigned long long)fnv1a(t));
         mp_xfree(t);
     }
+}
+
+/* A sink that collects what it is handed, and fails from call `fail_at`
+ * on (0: never). */
+typedef struct collect {
+    mp_buf text;
+    size_t calls, fail_at, largest;
+} collect;
+
+static bool collect_piece(const char *data, size_t len, void *ctx) {
+    collect *c = ctx;
+    if (++c->calls == c->fail_at) return false;
+    if (len > c->largest) c->largest = len;
+    mp_buf_put(&c->text, data, len);
+    return true;
+}
+
+/* `memplan gen` streams its text (10^8 tensors are 6.6 GB of it): handed
+ * on in pieces of about a MiB, it is the very text mp_gen makes whole, and
+ * the buffer the generator writes into never holds more than a piece. */
+Test(gen, streamed_text_is_the_whole_text_in_pieces) {
+    mp_gen_options o;
+    mp_gen_options_default(&o);
+    o.seed = 9;
+    o.tensors = 80000;
+    o.profile = MP_PROFILE_TRANSFORMER;
+    mp_buf whole;
+    mp_buf_init(&whole);
+    mp_gen(&o, &whole);
+    cr_assert_gt(whole.len, 3 * MP_BUF_PIECE, "the test wants several pieces: %zu bytes", whole.len);
+    collect c = {.fail_at = 0};
+    mp_buf_init(&c.text);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_gen_to(&o, &b, collect_piece, &c);
+    cr_assert(!b.failed);
+    cr_assert_eq(b.len, 0, "text left in the buffer");
+    cr_assert_leq(b.cap, 2 * MP_BUF_PIECE, "the buffer grew to %zu bytes", b.cap);
+    cr_assert_geq(c.calls, 3);
+    cr_assert_lt(c.largest, MP_BUF_PIECE + 4096);
+    cr_assert_eq(c.text.len, whole.len);
+    cr_assert(memcmp(c.text.data, whole.data, whole.len) == 0, "the pieces differ from the whole text");
+    mp_buf_free(&b);
+    mp_buf_free(&c.text);
+    /* a sink that fails stops the writing: the buffer says so */
+    collect f = {.fail_at = 2};
+    mp_buf_init(&f.text);
+    mp_buf_init(&b);
+    mp_gen_to(&o, &b, collect_piece, &f);
+    cr_assert(b.failed, "a failed sink was not noticed");
+    cr_assert_eq(f.calls, 2, "the writer went on after its sink failed (%zu calls)", f.calls);
+    mp_buf_free(&b);
+    mp_buf_free(&f.text);
+    mp_buf_free(&whole);
+}
+
+/* A writer's buffer that ran out of memory holds a text that stops short:
+ * it is never written.  Whole (mp_write_buf), nothing is touched; streamed
+ * (mp_out_finish), the temporary goes and the old file stays. */
+Test(gen, a_text_cut_short_by_memory_is_not_written) {
+    char dir[] = "/tmp/mp-outXXXXXX", path[64], old[8] = "";
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out", dir);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, "memplan-graph 1\n");
+    b.failed = true; /* what mp_buf_reserve leaves when realloc fails */
+    mp_err err;
+    cr_assert_eq(mp_write_buf(path, &b, NULL, 0, &err), MP_ENOMEM);
+    cr_assert(strstr(err.msg, "out of memory"), "%s", err.msg);
+    cr_assert(access(path, F_OK) != 0, "a file was written");
+    FILE *f = fopen(path, "w");
+    fputs("old\n", f);
+    fclose(f);
+    mp_out out;
+    cr_assert_eq(mp_out_open(&out, path, NULL, 0, &err), MP_OK);
+    cr_assert(mp_out_write(&out, "partial", 7));
+    cr_assert_eq(mp_out_finish(&out, &b, &err), MP_ENOMEM);
+    f = fopen(path, "r");
+    cr_assert(fgets(old, sizeof old, f));
+    fclose(f);
+    cr_assert_str_eq(old, "old\n", "the old file changed");
+    b.failed = false; /* whole: written */
+    cr_assert_eq(mp_write_buf(path, &b, NULL, 0, &err), MP_OK, "%s", err.msg);
+    unlink(path);
+    cr_assert_eq(rmdir(dir), 0, "something was left in %s", dir);
+    mp_buf_free(&b);
 }

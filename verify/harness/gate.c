@@ -160,7 +160,7 @@ static int update(const mp_gate_rows *now, const char *path, mp_buf *out, mp_err
     mp_buf_init(&b);
     mp_buf_init(&lines);
     mp_gate_dump(now, &b);
-    int rc = mp_write_file_atomic(path, b.data, b.len, err);
+    int rc = mp_write_buf(path, &b, NULL, 0, err);
     if (rc == MP_OK) {
         tally t = {0};
         size_t shown = 0;

@@ -632,9 +632,12 @@ static const char *btensor_name(const void *ctx, int32_t t, char *buf) {
     return ((const bgraph *)ctx)->t[t].name;
 }
 
-static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
+/* One graph's text, handed to the sink a piece at a time when there is
+ * one; false once the sink or an allocation failed. */
+static bool write_graph(const bgraph *g, const gen *G, mp_buf *b, mp_sink_fn sink, void *ctx) {
     mp_buf_printf(b, "graph %s\n", g->name);
     for (size_t i = 0; i < g->nt; i++) {
+        if (!mp_buf_drain(b, sink, ctx, false)) return false;
         const btensor *t = &g->t[i];
         mp_graph_put_tensor(b, t->name, t->size, t->dev, t->flags, t->mem_id, t->at,
                             t->inplace >= 0 ? g->t[t->inplace].name : NULL,
@@ -644,6 +647,7 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
         const bnode *v = pass ? g->body : g->ph;
         size_t n = pass ? g->nb : g->nph;
         for (size_t i = 0; i < n; i++) {
+            if (!mp_buf_drain(b, sink, ctx, false)) return false;
             const bnode *nd = &v[i];
             mp_node_line nl = {nd->kind, nd->in, nd->out, nd->n_in, nd->n_out, {NULL, NULL}, nd->backend, NULL,
                                nd->scratch, 0};
@@ -653,6 +657,7 @@ static void write_graph(const bgraph *g, const gen *G, mp_buf *b) {
         }
     }
     mp_buf_puts(b, "end\n");
+    return !b->failed;
 }
 
 static void free_graph(bgraph *g) {
@@ -704,7 +709,9 @@ static void pin_some(gen *G) {
     }
 }
 
-void mp_gen(const mp_gen_options *o, mp_buf *out) {
+void mp_gen(const mp_gen_options *o, mp_buf *out) { mp_gen_to(o, out, NULL, NULL); }
+
+void mp_gen_to(const mp_gen_options *o, mp_buf *out, mp_sink_fn sink, void *ctx) {
     gen G = {0};
     G.o = *o;
     G.arena = mp_arena_new();
@@ -734,8 +741,38 @@ void mp_gen(const mp_gen_options *o, mp_buf *out) {
         for (size_t i = 0; i < G.ng; i++) mp_buf_printf(out, " %s", G.g[i].name);
         mp_buf_puts(out, "\n");
     }
-    for (size_t i = 0; i < G.ng; i++) write_graph(&G.g[i], &G, out);
+    for (size_t i = 0; i < G.ng && write_graph(&G.g[i], &G, out, sink, ctx); i++) continue;
+    mp_buf_drain(out, sink, ctx, true);
     for (size_t i = 0; i < G.ng; i++) free_graph(&G.g[i]);
     mp_xfree(G.g);
     mp_arena_free(G.arena);
+}
+
+static bool to_output(const char *data, size_t len, void *ctx) { return mp_out_write(ctx, data, len); }
+
+typedef struct gen_call {
+    const mp_gen_options *o;
+    mp_buf b;
+    mp_out *out;
+} gen_call;
+
+static int gen_work(void *ctx) {
+    gen_call *c = ctx;
+    mp_gen_to(c->o, &c->b, to_output, c->out);
+    return MP_OK;
+}
+
+int mp_gen_write(const mp_gen_options *o, const char *path, mp_err *err) {
+    mp_out out;
+    int rc = mp_out_open(&out, path, NULL, 0, err);
+    if (rc) return rc;
+    gen_call c = {o, {0}, &out};
+    if (mp_guard_run(err, gen_work, &c) != MP_OK) { /* c.b's block went with the unwind */
+        mp_out_close(&out, false, err);
+        return mp_err_set(err, MP_ENOMEM, "out of memory generating %llu tensors: nothing written",
+                          (unsigned long long)o->tensors);
+    }
+    rc = mp_out_finish(&out, &c.b, err);
+    mp_buf_free(&c.b);
+    return rc;
 }
