@@ -294,6 +294,40 @@ static int open_fds(void) {
     return n - 3; /* ".", ".." and the directory's own */
 }
 
+/* A call run with the allocator failing at its 1st, 2nd, ... allocation
+ * until it succeeds: each failure is MP_ENOMEM with nothing left
+ * allocated and no file left open; `check` (may be NULL) looks at what
+ * each try left, given its return code.  Returns the allocations the
+ * successful run took. */
+typedef struct oom_call {
+    int (*run)(void *ctx, mp_err *err); /* success frees what it made */
+    void (*check)(void *ctx, long n, int rc);
+    void *ctx;
+} oom_call;
+
+static long fail_until_done(const oom_call *c) {
+    int before = open_fds();
+    for (long n = 1;; n++) {
+        failing f = {0, n, 0};
+        mp_allocator a = {f_malloc, f_realloc, f_free, &f};
+        mp_set_allocator(&a);
+        mp_err err;
+        int rc = c->run(c->ctx, &err);
+        mp_set_allocator(NULL);
+        cr_assert_eq(f.live, 0, "failing at call %ld left %ld blocks", n, f.live);
+        cr_assert_eq(open_fds(), before, "failing at call %ld left a file open", n);
+        if (c->check) c->check(c->ctx, n, rc);
+        if (rc == MP_OK) return n;
+        cr_assert_eq(rc, MP_ENOMEM, "%s", err.msg);
+    }
+}
+
+static int load_and_free(void *path, mp_err *err) {
+    mp_program *p = mp_graph_load(path, err);
+    mp_program_free(p);
+    return p ? MP_OK : err->code;
+}
+
 /* A load that runs out of memory halfway closes the file it was reading:
  * a file descriptor is not a block for the guard to free. */
 Test(library, a_load_that_runs_out_of_memory_closes_its_file) {
@@ -303,22 +337,8 @@ Test(library, a_load_that_runs_out_of_memory_closes_its_file) {
     cr_assert(fd >= 0);
     cr_assert_eq(write(fd, FIXTURE_COND, strlen(FIXTURE_COND)), (ssize_t)strlen(FIXTURE_COND));
     close(fd);
-    int before = open_fds();
-    long n = 1;
-    for (;; n++) {
-        failing f = {0, n, 0};
-        mp_allocator a = {f_malloc, f_realloc, f_free, &f};
-        mp_set_allocator(&a);
-        mp_err err;
-        mp_program *p = mp_graph_load(path, &err);
-        mp_set_allocator(NULL);
-        cr_assert_eq(open_fds(), before, "failing at call %ld left a file open", n);
-        if (p) {
-            mp_program_free(p);
-            break;
-        }
-        cr_assert_eq(err.code, MP_ENOMEM, "%s", err.msg);
-    }
+    oom_call c = {load_and_free, NULL, path};
+    long n = fail_until_done(&c);
     cr_assert_gt(n, 3, "the load hardly allocated (%ld calls)", n);
     unlink(path);
 }
@@ -333,54 +353,58 @@ static int entries(const char *dir) {
     return n;
 }
 
+typedef struct gen_out {
+    mp_gen_options g;
+    char dir[32], path[64];
+} gen_out;
+
+static int gen_to_file(void *ctx, mp_err *err) {
+    gen_out *o = ctx;
+    return mp_gen_write(&o->g, o->path, err);
+}
+
+/* After a try: no temporary beside the output, and a failed one left the
+ * old file as it was. */
+static void gen_left_the_old_file(void *ctx, long n, int rc) {
+    gen_out *o = ctx;
+    cr_assert_eq(entries(o->dir), 1, "failing at call %ld left a temporary", n);
+    char line[8] = "";
+    FILE *f = fopen(o->path, "r");
+    cr_assert(f && fgets(line, sizeof line, f));
+    fclose(f);
+    cr_assert_str_eq(line, rc == MP_OK ? "memplan" : "old\n", "failing at call %ld: the file begins %s", n, line);
+}
+
 /* `memplan gen` out of memory (10^8 tensors hold some 16 GB while they are
- * written; 1.6 once gave a 2 GiB file cut short, and exit 0): failing at
- * every allocation in turn, it writes the whole graph or leaves the old
- * file as it was, with no temporary, no file open and nothing allocated. */
+ * written; 1.6.4, its limit raised, gave a 2 GiB file cut short and exit
+ * 0): failing at every allocation in turn, it writes the whole graph or
+ * leaves the old file as it was, with no temporary, no file open and
+ * nothing allocated. */
 Test(library, gen_out_of_memory_writes_nothing) {
-    char dir[] = "/tmp/mp-genXXXXXX", path[64];
-    cr_assert(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/g.mpg", dir);
-    FILE *old = fopen(path, "w");
+    gen_out o = {.dir = "/tmp/mp-genXXXXXX"};
+    cr_assert(mkdtemp(o.dir));
+    snprintf(o.path, sizeof o.path, "%s/g.mpg", o.dir);
+    FILE *old = fopen(o.path, "w");
     fputs("old\n", old);
     fclose(old);
-    mp_gen_options g;
-    mp_gen_options_default(&g);
-    g.seed = 4;
-    g.tensors = 3000;
-    g.profile = MP_PROFILE_TRANSFORMER;
-    int before = open_fds();
-    long n = 1;
-    for (;; n++) {
-        failing f = {0, n, 0};
-        mp_allocator a = {f_malloc, f_realloc, f_free, &f};
-        mp_set_allocator(&a);
-        mp_err err;
-        int rc = mp_gen_write(&g, path, &err);
-        mp_set_allocator(NULL);
-        cr_assert_eq(f.live, 0, "failing at call %ld left %ld blocks", n, f.live);
-        cr_assert_eq(open_fds(), before, "failing at call %ld left a file open", n);
-        cr_assert_eq(entries(dir), 1, "failing at call %ld left a temporary", n);
-        if (rc == MP_OK) break;
-        cr_assert_eq(rc, MP_ENOMEM, "%s", err.msg);
-        char line[8] = "";
-        old = fopen(path, "r");
-        cr_assert(fgets(line, sizeof line, old));
-        fclose(old);
-        cr_assert_str_eq(line, "old\n", "failing at call %ld changed the file", n);
-    }
+    mp_gen_options_default(&o.g);
+    o.g.seed = 4;
+    o.g.tensors = 3000;
+    o.g.profile = MP_PROFILE_TRANSFORMER;
+    oom_call c = {gen_to_file, gen_left_the_old_file, &o};
+    long n = fail_until_done(&c);
     cr_assert_gt(n, 3, "the generator hardly allocated (%ld calls)", n);
     mp_buf whole;
     mp_buf_init(&whole);
-    mp_gen(&g, &whole);
+    mp_gen(&o.g, &whole);
     size_t len;
     mp_err err;
-    char *got = mp_read_file(path, &len, &err);
+    char *got = mp_read_file(o.path, &len, &err);
     cr_assert(got && len == whole.len && memcmp(got, whole.data, len) == 0, "the file is not the graph");
     mp_xfree(got);
     mp_buf_free(&whole);
-    unlink(path);
-    rmdir(dir);
+    unlink(o.path);
+    rmdir(o.dir);
 }
 
 Test(library, a_failing_writer_marks_its_buffer) {
