@@ -130,6 +130,17 @@ static inline void mp_permute_in_place(void *v, size_t size, uint32_t *from, uin
         memcpy(a + (size_t)j * size, first, size);
     }
 }
+/* v[] (n elements of `size` bytes) stably sorted by the keys in pairs[q]
+ * = {key of v[q], q}, every key below 2^bits; pairs has room for 2n (the
+ * sort's scratch) and is used up.  The permutation goes into the spare
+ * half (4 of its 16 bytes an entry) and v is permuted in place: no third
+ * array of n entries. */
+static inline void mp_sort_by_pairs(void *v, size_t size, mp_pair *pairs, uint32_t n, int bits) {
+    mp_pair *sorted = mp_sort_pairs(pairs, pairs + n, n, bits), *spare = sorted == pairs ? pairs + n : pairs;
+    uint32_t *from = (uint32_t *)(void *)spare;
+    for (uint32_t q = 0; q < n; q++) from[q] = sorted[q].at;
+    mp_permute_in_place(v, size, from, n);
+}
 
 /* --- the graph writer's pieces (graph/write.c), shared by every writer of
  * .mpg text (the generator, the fuzz decoder) */

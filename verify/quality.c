@@ -58,6 +58,33 @@ static int cmp_member(const void *a, const void *b) {
     return (x->start > y->start) - (x->start < y->start);
 }
 
+/* The members in cmp_member's order (buffer, family, start): a stable
+ * radix sort of the three packed in one key where they fit 64 bits (a
+ * buffer number past 2^64 / the nodes and tensors cannot be planned), else
+ * qsort.  At 10^7 tensors the merge sort's copy was 0.25 GB of fresh pages
+ * and its comparisons 0.3 s. */
+_Static_assert(sizeof(member) <= MP_PERMUTE_MAX, "members are permuted in place");
+
+static void sort_members(member *m, size_t nm) {
+    uint64_t mb = 0, mf = 0, ms = 0; /* family and start are indices: >= 0 */
+    for (size_t i = 0; i < nm; i++) {
+        if (m[i].buffer > mb) mb = m[i].buffer;
+        if ((uint64_t)m[i].family > mf) mf = (uint64_t)m[i].family;
+        if ((uint64_t)m[i].start > ms) ms = (uint64_t)m[i].start;
+    }
+    int wf = mp_bit_width(mf), ws = mp_bit_width(ms), w = mp_bit_width(mb) + wf + ws;
+    if (nm < 2 || !w) return; /* one key: in order */
+    if (w > 64 || nm >= UINT32_MAX) {
+        qsort(m, nm, sizeof *m, cmp_member);
+        return;
+    }
+    mp_pair *a = mp_xmalloc((2 * nm + 1) * sizeof *a);
+    for (size_t i = 0; i < nm; i++)
+        a[i] = (mp_pair){((m[i].buffer << wf | (uint64_t)m[i].family) << ws) | (uint64_t)m[i].start, (uint32_t)i};
+    mp_sort_by_pairs(m, sizeof *m, a, (uint32_t)nm, w);
+    mp_xfree(a);
+}
+
 /* A max-heap of live members by size (lazy: a member whose end has passed
  * leaves when it reaches the top). */
 typedef struct mheap {
@@ -215,7 +242,7 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
         m[nm++] = (member){x->mem_id, vg->family[x->tensor], vg->first[x->tensor],
                            vg->last[x->tensor], x->size};
     }
-    qsort(m, nm, sizeof *m, cmp_member);
+    sort_members(m, nm);
     uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);
     evs e = {.n_t = (size_t)g->n_nodes + 2};
     uint64_t *delta = NULL;

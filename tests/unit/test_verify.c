@@ -206,6 +206,30 @@ Test(verify, rule4_inplace_family_may_share) {
     mp_xfree(p);
 }
 
+/* A family whose members are not consecutive by start (c starts between
+ * a and b, which is in place of a) still counts once: the bound sorts its
+ * members by (buffer, family, start).  Ordered by start alone, a and b
+ * would count as two families and the bound would be 2,010, more than
+ * this valid plan's 1,074. */
+Test(verify, a_family_split_by_another_start_counts_once) {
+    const char *g = HDR
+        "graph main\ntensor x 64\ntensor a 1000\ntensor c 10\ntensor b 1000 inplace=a\ntensor y 64\n"
+        "node placeholder out=x\nnode call in=x out=a\nnode call in=x out=c\nnode call in=a,c out=b\n"
+        "node call in=b out=y\nnode output in=y\nend\n";
+    const char *p = "memplan-plan 1\n"
+                    "options alignment=1 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=opt\n"
+                    "graph main\nbuffers 0 1074\ndevices cpu:0 cpu:0\n"
+                    "alloc x mem_id=1 obj=0 offset=1000 size=64 life=0,2\n"
+                    "alloc a mem_id=1 obj=1 offset=0 size=1000 life=1,3\n"
+                    "alloc c mem_id=1 obj=2 offset=1064 size=10 life=2,3\n"
+                    "alloc b mem_id=1 obj=1 offset=0 size=1000 life=3,4\n"
+                    "alloc y mem_id=1 obj=3 offset=1000 size=64 life=4,5\nend\n";
+    verdict v = verify_text(g, p);
+    cr_assert_eq(v.rc, MP_OK, "%s", v.text);
+    cr_assert_eq(v.lower, 1074, "%s", v.text); /* node 2: x, a and c */
+    cr_assert_eq(v.total, 1074, "%s", v.text);
+}
+
 Test(verify, rule5_control_flow) {
     char *p = valid_plan(COND, false);
     /* r is live at the cond node; put it inside the sub-graph reservation */
