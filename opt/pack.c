@@ -235,15 +235,31 @@ static void insertion_sort(span *v, uint32_t n) {
     }
 }
 
-static int cmp_span_lo(const void *a, const void *b) {
-    uint64_t x = ((const span *)a)->lo, y = ((const span *)b)->lo;
-    return (x > y) - (x < y);
+/* Spans v[0..m) sorted by start, least significant byte first over the
+ * bytes in which their starts differ; tmp holds m spans of scratch.  A
+ * crowded bucket took qsort 8.5% of opt's time on the mixed profile at
+ * 10^5 tensors. */
+static void radix_spans(span *v, span *tmp, uint32_t m) {
+    uint64_t all = UINT64_MAX, any = 0;
+    for (uint32_t i = 0; i < m; i++) all &= v[i].lo, any |= v[i].lo;
+    uint64_t vary = all ^ any;
+    span *src = v, *dst = tmp;
+    for (int sh = 0; sh < 64; sh += 8) {
+        if (!((vary >> sh) & 0xff)) continue;
+        uint32_t at[257] = {0};
+        for (uint32_t i = 0; i < m; i++) at[((src[i].lo >> sh) & 0xff) + 1]++;
+        for (int c = 0; c < 256; c++) at[c + 1] += at[c];
+        for (uint32_t i = 0; i < m; i++) dst[at[(src[i].lo >> sh) & 0xff]++] = src[i];
+        span *t = src;
+        src = dst, dst = t;
+    }
+    if (src != v) memcpy(v, src, m * sizeof *v);
 }
 
 /* Sort byte ranges by start: distribute into n buckets by start / (max +
- * 1), then sort each bucket, by insertion when it is short and by qsort
- * when offsets crowd it (a few huge items above many small ones put most
- * offsets in the lowest buckets).  O(n) for even offsets, O(n log n) at
+ * 1), then sort each bucket, by insertion when it is short and by a radix
+ * sort when offsets crowd it (a few huge items above many small ones put
+ * most offsets in the lowest buckets).  O(n) for even offsets, O(8n) at
  * worst.  This is the packer's hot loop.  Spans of equal start may come
  * out in any order: a gap is found between starts, so the layout does not
  * depend on it. */
@@ -264,11 +280,11 @@ static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
         uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
         k->busy2[k->bucket[b < nb ? b : nb - 1]++] = k->busy[i];
     }
-    /* bucket[b] is now the end of bucket b */
+    /* bucket[b] is now the end of bucket b; busy[] is free for scratch */
     for (uint32_t b = 0, at = 0; b < nb; at = k->bucket[b++]) {
         uint32_t m = k->bucket[b] - at;
         if (m <= 16) insertion_sort(k->busy2 + at, m);
-        else qsort(k->busy2 + at, m, sizeof *k->busy2, cmp_span_lo);
+        else radix_spans(k->busy2 + at, k->busy + at, m);
     }
     return k->busy2;
 }
