@@ -168,18 +168,18 @@ int mp_cmd_gen(int argc, char **argv) {
         return mp_usage_error(a.cmd, "bad case id '%s' (want hSEED-INDEX, as the harness prints, e.g. h1-105)",
                               ga.case_id);
     if (!ga.have_seed && !ga.case_id) return mp_usage_error(a.cmd, "--seed or --case is required");
-    mp_buf b;
-    mp_buf_init(&b);
     char args[200] = "";
     mp_err err;
     int rc;
-    if (ga.case_id) {
+    if (ga.case_id) { /* a harness case: small, made whole */
+        mp_buf b;
+        mp_buf_init(&b);
         gen_case(case_seed, case_i, ga.case_id, &b, args, sizeof args);
         rc = mp_write_buf(ga.out, &b, NULL, 0, &err);
+        mp_buf_free(&b);
     } else {
         rc = mp_gen_write(&ga.o, ga.out, &err);
     }
-    mp_buf_free(&b);
     if (rc) return mp_cli_fail(a.cmd, &err);
     if (ga.case_id)
         fprintf(stderr, "memplan gen: case %s: plan it with `memplan plan %s %s`\n", ga.case_id, args,

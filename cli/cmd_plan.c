@@ -151,8 +151,6 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     return MP_OK;
 }
 
-static bool to_output(const char *data, size_t len, void *ctx) { return mp_out_write(ctx, data, len); }
-
 /* The plan to its output as it is written, a MiB at a time (a 10^7-tensor
  * plan is 0.7 GB): a failed write leaves no file behind. */
 static int write_plan(const char *path, const mp_plan *plan, const char *const *inputs, mp_buf *b,
@@ -160,7 +158,7 @@ static int write_plan(const char *path, const mp_plan *plan, const char *const *
     mp_out o;
     int rc = mp_out_open(&o, path, inputs, 1, err);
     if (rc) return rc;
-    mp_plan_write_to(plan, b, to_output, &o);
+    mp_plan_write_to(plan, b, mp_out_sink, &o);
     return mp_out_finish(&o, b, err);
 }
 

@@ -113,6 +113,8 @@ bool mp_out_write(mp_out *o, const char *data, size_t len) {
     return o->ok;
 }
 
+bool mp_out_sink(const char *data, size_t len, void *ctx) { return mp_out_write(ctx, data, len); }
+
 /* The temporary's mode and owner, then its rename over the path. */
 static bool commit_temporary(mp_out *o) {
     mode_t mask = umask(0);

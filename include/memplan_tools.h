@@ -390,6 +390,9 @@ typedef struct mp_out {
 } mp_out;
 int mp_out_open(mp_out *o, const char *path, const char *const *inputs, size_t n_inputs, mp_err *err);
 bool mp_out_write(mp_out *o, const char *data, size_t len);
+/* mp_out_write as a writer's sink (ctx: the mp_out), for mp_gen_to and the
+ * plan writer's pieces. */
+bool mp_out_sink(const char *data, size_t len, void *ctx);
 int mp_out_close(mp_out *o, bool keep, mp_err *err);
 int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
                     size_t n_inputs, mp_err *err);

@@ -748,8 +748,6 @@ void mp_gen_to(const mp_gen_options *o, mp_buf *out, mp_sink_fn sink, void *ctx)
     mp_arena_free(G.arena);
 }
 
-static bool to_output(const char *data, size_t len, void *ctx) { return mp_out_write(ctx, data, len); }
-
 typedef struct gen_call {
     const mp_gen_options *o;
     mp_buf b;
@@ -758,7 +756,7 @@ typedef struct gen_call {
 
 static int gen_work(void *ctx) {
     gen_call *c = ctx;
-    mp_gen_to(c->o, &c->b, to_output, c->out);
+    mp_gen_to(c->o, &c->b, mp_out_sink, c->out);
     return MP_OK;
 }
 
