@@ -46,7 +46,11 @@ typedef struct pk {
     uint32_t *id;  /* packed index -> caller's index */
     uint64_t *size;
     int32_t *s, *e;
-    uint32_t *adj_at, *adj;
+    uint32_t *adj_at;
+    uint32_t *adj;   /* neighbours (CSR rows at adj_at), when n > 2^16 */
+    uint16_t *adj16; /* the same, when every index fits 16 bits: half the
+                      * pages, and a dense buffer's graph is megabytes of
+                      * fresh pages the kernel must zero and map */
     uint64_t *off;
     span *at; /* per item: its bytes when placed; hi 0 when not */
     span *busy, *busy2;
@@ -168,40 +172,59 @@ static const uint32_t *degrees(pk *k) {
     return k->deg;
 }
 
+/* Neighbour a of the conflict graph's rows. */
+static inline uint32_t neighbour(const pk *k, uint32_t a) { return k->adj16 ? k->adj16[a] : k->adj[a]; }
+
+/* Each item's conflict count by one O(P) sweep in start order (the
+ * fallback for improper lifetimes, which mp_pk_count_conflicts skips). */
+static void sweep_degrees(const pk *k, uint32_t *deg, uint32_t *active) {
+    size_t na = 0;
+    for (uint32_t q = 0; q < k->n; q++) {
+        uint32_t i = k->by_s[q];
+        size_t w = 0;
+        for (size_t a = 0; a < na; a++) {
+            uint32_t j = active[a];
+            if (k->e[j] < k->s[i]) continue; /* ended: drop */
+            active[w++] = j;
+            deg[i]++;
+            deg[j]++;
+        }
+        na = w;
+        active[na++] = i;
+    }
+}
+
 /* The conflict graph (CSR) from a sweep in start order: every pair is
- * listed once by the later item, O(n + P). */
+ * listed once by the later item, O(n + P).  The row sizes come first:
+ * counted in O(n log n) where lifetimes are intervals (as graphs give
+ * them), which spares a second O(P) sweep. */
 static void build_conflicts(pk *k) {
     uint32_t n = k->n;
-    const uint32_t *order = k->by_s;
     uint32_t *deg = mp_xcalloc(n + 1, sizeof *deg);
     uint32_t *active = mp_xmalloc((n + 1) * sizeof *active);
+    if (proper_lifetimes(k)) mp_pk_count_conflicts(k->s, k->e, n, deg);
+    else sweep_degrees(k, deg, active);
     k->adj_at = mp_xmalloc((n + 2) * sizeof *k->adj_at);
-    k->adj = mp_xmalloc((2 * k->pairs + 1) * sizeof *k->adj);
-    for (int pass = 0; pass < 2; pass++) {
-        size_t na = 0;
-        for (uint32_t q = 0; q < n; q++) {
-            uint32_t i = order[q];
-            size_t w = 0;
-            for (size_t a = 0; a < na; a++) {
-                uint32_t j = active[a];
-                if (k->e[j] < k->s[i]) continue; /* ended: drop */
-                active[w++] = j;
-                if (pass == 0) {
-                    deg[i]++;
-                    deg[j]++;
-                } else {
-                    k->adj[k->adj_at[i] + deg[i]++] = j;
-                    k->adj[k->adj_at[j] + deg[j]++] = i;
-                }
-            }
-            na = w;
-            active[na++] = i;
+    k->adj_at[0] = 0;
+    for (uint32_t i = 0; i < n; i++) k->adj_at[i + 1] = k->adj_at[i] + deg[i];
+    memset(deg, 0, (n + 1) * sizeof *deg);
+    bool narrow = n <= UINT32_C(1) << 16;
+    if (narrow) k->adj16 = mp_xmalloc(((size_t)k->adj_at[n] + 1) * sizeof *k->adj16);
+    else k->adj = mp_xmalloc(((size_t)k->adj_at[n] + 1) * sizeof *k->adj);
+    size_t na = 0;
+    for (uint32_t q = 0; q < n; q++) {
+        uint32_t i = k->by_s[q];
+        size_t w = 0;
+        for (size_t a = 0; a < na; a++) {
+            uint32_t j = active[a];
+            if (k->e[j] < k->s[i]) continue; /* ended: drop */
+            active[w++] = j;
+            uint32_t ai = k->adj_at[i] + deg[i]++, aj = k->adj_at[j] + deg[j]++;
+            if (narrow) k->adj16[ai] = (uint16_t)j, k->adj16[aj] = (uint16_t)i;
+            else k->adj[ai] = j, k->adj[aj] = i;
         }
-        if (pass == 0) {
-            k->adj_at[0] = 0;
-            for (uint32_t i = 0; i < n; i++) k->adj_at[i + 1] = k->adj_at[i] + deg[i];
-            memset(deg, 0, (n + 1) * sizeof *deg);
-        }
+        na = w;
+        active[na++] = i;
     }
     mp_xfree(deg);
     mp_xfree(active);
@@ -293,12 +316,17 @@ static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
 static uint64_t place(pk *k, uint32_t i, bool best_fit) {
     uint32_t nb = 0;
     uint64_t max_lo = 0;
-    for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++) {
-        span x = k->at[k->adj[a]]; /* one read a neighbour: the hot loop */
-        if (!x.hi) continue;
-        k->busy[nb++] = x;
-        if (x.lo > max_lo) max_lo = x.lo;
+    uint32_t from = k->adj_at[i], to = k->adj_at[i + 1];
+    /* one read a neighbour: the hot loop, once per index width */
+#define GATHER(ADJ)                                                                                          \
+    for (uint32_t a = from; a < to; a++) {                                                                  \
+        span x = k->at[(ADJ)[a]];                                                                           \
+        if (!x.hi) continue;                                                                                \
+        k->busy[nb++] = x;                                                                                  \
+        if (x.lo > max_lo) max_lo = x.lo;                                                                   \
     }
+    if (k->adj16) GATHER(k->adj16) else GATHER(k->adj)
+#undef GATHER
     k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
     const span *busy = sort_spans(k, nb, max_lo);
     uint64_t need = k->size[i], cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
@@ -421,7 +449,7 @@ static void make_order(pk *k, int kind, uint32_t *order) {
         } else if (kind == ORD_CONFLICT) {
             uint64_t c = 0;
             for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++)
-                if (!mp_add_u64(c, k->size[k->adj[a]], &c)) c = UINT64_MAX;
+                if (!mp_add_u64(c, k->size[neighbour(k, a)], &c)) c = UINT64_MAX;
             k1 = c;
             k2 = k->size[i];
         }
@@ -946,7 +974,7 @@ static uint64_t finish(pk *k, best *b, pk_item *items, uint32_t n, uint64_t peak
 }
 
 static void free_solve(pk *k, best *b, solve *v) {
-    void *p[] = {v->order, v->rank, v->support, b->off, b->order, b->support, k->adj_at, k->adj,
+    void *p[] = {v->order, v->rank, v->support, b->off, b->order, b->support, k->adj_at, k->adj, k->adj16,
                  k->by_s, k->deg, k->off, k->at, k->busy, k->busy2, k->bucket, k->id, k->size,
                  k->s, k->e};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) mp_xfree(p[i]);

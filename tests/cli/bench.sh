@@ -30,6 +30,12 @@ grep -q '^- chain: mean ratio opt 1.0000, greedy ' "$T/table" && ok || bad "chai
 grep -q '^- opt above greedy: 0 of 26 cases$' "$T/table" && ok || bad "opt above greedy"
 grep -q '^- invalid plans: 0$' "$T/table" && ok || bad "invalid plans"
 grep -q "^recorded as bench run 1 in $T/b.db\$" "$T/table" && ok || bad "not recorded"
+# each plan ran in a fresh process (a fork of the bench inherits its heap,
+# which made plans of 0.4 ms show as 1-3 ms), and the child mode answers
+grep -q "fresh process" "$T/err" && bad "plans ran in forks: $(cat "$T/err")" || ok
+"$M" bench --child opt 16 0 model < corpus/examples/model.mpg > "$T/child" && [ -s "$T/child" ] && ok ||
+    bad "bench --child gave nothing"
+expect_rc 2 "$M" bench --child nope 16 0 model
 
 # every plan is a row of the store, greedy and opt side by side
 expect_rc 0 "$M" report --db "$T/b.db" --format csv

@@ -610,3 +610,41 @@ Test(opt, radix_sorts_agree_with_a_comparison_sort) {
         mp_xfree(w);
     }
 }
+
+/* The conflict graph stores its neighbours in 16 bits while every index
+ * fits, in 32 past 2^16 items: a buffer of 70,000 short-lived items (32-bit
+ * rows) and the same without its first 10,000 (16-bit rows) each pack
+ * validly, with a first-fit construction, which reads the graph, winning.
+ * Items overlap only their neighbours in index order, so checking a window
+ * of them is checking every pair. */
+static bool window_valid(const pk_item *it, uint32_t n, uint64_t peak) {
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (it[i].offset + it[i].size > top) top = it[i].offset + it[i].size;
+        for (uint32_t j = i + 1; j < n && j < i + 12; j++)
+            if (it[i].start <= it[j].end && it[j].start <= it[i].end && it[i].offset < it[j].offset + it[j].size &&
+                it[j].offset < it[i].offset + it[i].size)
+                return false;
+    }
+    return top == peak;
+}
+
+Test(opt, conflict_graphs_past_16_bit_indices_pack_validly) {
+    enum { N = 70000, DROP = 10000 };
+    pk_item *it = mp_xmalloc(N * sizeof *it);
+    for (uint32_t i = 0; i < N; i++) {
+        int32_t s = (int32_t)(i / 2);
+        it[i] = (pk_item){16 * (1 + (i * 7) % 13), s, s + (int32_t)(i % 4), false, 0};
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        pk_item *v = pass ? it + DROP : it;
+        uint32_t n = pass ? N - DROP : N;
+        pk_params prm = {1000, false, 0, 0, false};
+        pk_stats st;
+        uint64_t peak = mp_pk_solve(v, n, &prm, &st);
+        cr_assert(window_valid(v, n, peak), "%u items: overlap", n);
+        cr_assert_geq(peak, st.lower_bound);
+        cr_assert_lt(st.heuristic, 98, "%u items: the sweep won, the conflict graph was not used", n);
+    }
+    mp_xfree(it);
+}
