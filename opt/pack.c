@@ -279,40 +279,49 @@ static void radix_spans(span *v, span *tmp, uint32_t m) {
     if (src != v) memcpy(v, src, m * sizeof *v);
 }
 
-/* Sort byte ranges by start: distribute into n buckets by start / (max +
- * 1), then sort each bucket, by insertion when it is short and by a radix
- * sort when offsets crowd it (a few huge items above many small ones put
- * most offsets in the lowest buckets).  O(n) for even offsets, O(8n) at
- * worst.  This is the packer's hot loop.  Spans of equal start may come
- * out in any order: a gap is found between starts, so the layout does not
- * depend on it. */
-static span *sort_spans(pk *k, uint32_t n, uint64_t max_lo) {
-    if (n < 32) {
-        insertion_sort(k->busy, n);
-        return k->busy;
-    }
-    uint32_t nb = n;
-    double scale = (double)nb / ((double)max_lo + 1.0);
-    memset(k->bucket, 0, (nb + 1) * sizeof *k->bucket);
+/* Spans busy[0..n) distributed into n buckets by start / (max_lo + 1),
+ * in bucket order in busy2 (bucket b ends at bucket[b]), each bucket still
+ * unsorted; busy[] is then free for scratch.  O(n) for even offsets. */
+static void distribute_spans(pk *k, uint32_t n, uint64_t max_lo) {
+    double scale = (double)n / ((double)max_lo + 1.0);
+    memset(k->bucket, 0, (n + 1) * sizeof *k->bucket);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
-        k->bucket[(b < nb ? b : nb - 1) + 1]++;
+        k->bucket[(b < n ? b : n - 1) + 1]++;
     }
-    for (uint32_t b = 0; b < nb; b++) k->bucket[b + 1] += k->bucket[b];
+    for (uint32_t b = 0; b < n; b++) k->bucket[b + 1] += k->bucket[b];
     for (uint32_t i = 0; i < n; i++) {
         uint32_t b = (uint32_t)((double)k->busy[i].lo * scale);
-        k->busy2[k->bucket[b < nb ? b : nb - 1]++] = k->busy[i];
+        k->busy2[k->bucket[b < n ? b : n - 1]++] = k->busy[i];
     }
-    /* bucket[b] is now the end of bucket b; busy[] is free for scratch */
-    for (uint32_t b = 0, at = 0; b < nb; at = k->bucket[b++]) {
-        uint32_t m = k->bucket[b] - at;
-        if (m <= 16) insertion_sort(k->busy2 + at, m);
-        else radix_spans(k->busy2 + at, k->busy + at, m);
-    }
-    return k->busy2;
 }
 
-/* Lowest offset (first fit) or tightest gap (best fit) for item i. */
+/* Scan spans v[0..m) in start order from *cur: the first gap of `need`
+ * bytes (first fit: its offset, else UINT64_MAX), or each gap offered to
+ * *best (best fit: the tightest).  *cur ends at the highest end seen. */
+static uint64_t scan_spans(const span *v, uint32_t m, uint64_t need, bool best_fit, uint64_t *cur,
+                           uint64_t *best, uint64_t *best_gap) {
+    for (uint32_t b = 0; b < m; b++) {
+        if (v[b].lo > *cur) {
+            uint64_t gap = v[b].lo - *cur;
+            if (gap >= need) {
+                if (!best_fit) return *cur;
+                if (gap < *best_gap) *best_gap = gap, *best = *cur;
+            }
+        }
+        if (v[b].hi > *cur) *cur = v[b].hi;
+    }
+    return UINT64_MAX;
+}
+
+/* Lowest offset (first fit) or tightest gap (best fit) for item i: its
+ * placed neighbours' byte ranges scanned in start order.  Many spans go
+ * into buckets by start, each sorted only when the scan reaches it (by
+ * insertion when short, by a radix sort when offsets crowd it: a few huge
+ * items above many small ones put most offsets in the lowest buckets), so
+ * a first fit low down sorts little.  This is the packer's hot loop.
+ * Spans of equal start may come in any order: a gap is found between
+ * starts, so the layout does not depend on it. */
 static uint64_t place(pk *k, uint32_t i, bool best_fit) {
     uint32_t nb = 0;
     uint64_t max_lo = 0;
@@ -328,17 +337,19 @@ static uint64_t place(pk *k, uint32_t i, bool best_fit) {
     if (k->adj16) GATHER(k->adj16) else GATHER(k->adj)
 #undef GATHER
     k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
-    const span *busy = sort_spans(k, nb, max_lo);
-    uint64_t need = k->size[i], cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
-    for (uint32_t b = 0; b < nb; b++) {
-        if (busy[b].lo > cur) {
-            uint64_t gap = busy[b].lo - cur;
-            if (gap >= need) {
-                if (!best_fit) return cur;
-                if (gap < best_gap) best_gap = gap, best = cur;
-            }
-        }
-        if (busy[b].hi > cur) cur = busy[b].hi;
+    uint64_t need = k->size[i], cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX, at;
+    if (nb < 32) {
+        insertion_sort(k->busy, nb);
+        at = scan_spans(k->busy, nb, need, best_fit, &cur, &best, &best_gap);
+        return at != UINT64_MAX ? at : best != UINT64_MAX ? best : cur;
+    }
+    distribute_spans(k, nb, max_lo);
+    for (uint32_t b = 0, from_b = 0; b < nb; from_b = k->bucket[b++]) {
+        uint32_t m = k->bucket[b] - from_b;
+        span *v = k->busy2 + from_b;
+        if (m <= 16) insertion_sort(v, m);
+        else radix_spans(v, k->busy + from_b, m);
+        if ((at = scan_spans(v, m, need, best_fit, &cur, &best, &best_gap)) != UINT64_MAX) return at;
     }
     return best != UINT64_MAX ? best : cur;
 }

@@ -113,13 +113,6 @@ static void remove_last(gaps *g, int32_t *root) {
     repull_path(g);
 }
 
-/* The lowest (right: highest) gap of the subtree at x, path recorded. */
-static int32_t extreme(gaps *g, int32_t x, bool right) {
-    g->np = 0;
-    for (; x >= 0; x = right ? g->v[x].r : g->v[x].l) path_push(g, x);
-    return g->path[g->np - 1];
-}
-
 /* Take `need` bytes from the lowest-offset gap that has them: its offset,
  * or UINT64_MAX when none does.  The gap shrinks from below in place (it
  * keeps its order among the others) or goes. */
@@ -145,30 +138,69 @@ static uint64_t take_first_fit(gaps *g, uint64_t need) {
     return at;
 }
 
-/* Free [off, off+len): coalesce with the gaps around it, or lower the top. */
-static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
-    int32_t L, R;
-    split(g, g->root, off, &L, &R);
-    if (L >= 0) { /* the gap just below, when it ends here */
-        int32_t m = extreme(g, L, true);
-        if (g->v[m].off + g->v[m].len == off) {
-            off = g->v[m].off, len += g->v[m].len;
-            remove_last(g, &L);
-        }
-    }
-    if (R >= 0) { /* the gap just above, when it starts at the end */
-        int32_t m = extreme(g, R, false);
-        if (g->v[m].off == off + len) {
-            len += g->v[m].len;
-            remove_last(g, &R);
-        }
-    }
-    if (off + len == *top) {
-        *top = off;
-        g->root = merge(g, L, R);
+/* Unlink node x, the path's entry at depth d (the path from the root down
+ * through it): its children take its place; the path above is re-pulled. */
+static void remove_at(gaps *g, uint32_t d) {
+    g->np = d + 1;
+    remove_last(g, &g->root);
+}
+
+/* A new gap [off, off+len) whose offset is on no node (the search path for
+ * it is recorded): it goes where its priority puts it, the subtree it
+ * displaces split around it. */
+static void insert_gap(gaps *g, uint64_t off, uint64_t len) {
+    int32_t x = new_node(g, off, len);
+    uint32_t d = 0;
+    while (d < g->np && g->v[g->path[d]].prio > g->v[x].prio) d++;
+    int32_t below = d < g->np ? g->path[d] : -1;
+    if (below >= 0) split(g, below, off, &g->v[x].l, &g->v[x].r);
+    pull(g, x);
+    if (!d) {
+        g->root = x;
     } else {
-        int32_t x = new_node(g, off, len);
-        g->root = merge(g, merge(g, L, x), R);
+        gnode *p = &g->v[g->path[d - 1]];
+        if (off < p->off) p->l = x;
+        else p->r = x;
+    }
+    g->np = d;
+    repull_path(g);
+}
+
+/* Free [off, off+len): coalesce with the gaps around it, or lower the top.
+ * The gaps just below and above are on the search path for off (the last
+ * nodes it leaves to the right and to the left), so one descent finds
+ * both, and a coalesced gap changes in place: its order among the others
+ * stays (gaps never touch).  The gap above never reaches the top. */
+static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
+    g->np = 0;
+    uint32_t below = UINT32_MAX, above = UINT32_MAX; /* their depths on the path */
+    for (int32_t x = g->root; x >= 0;) {
+        path_push(g, x);
+        if (g->v[x].off < off) below = g->np - 1, x = g->v[x].r;
+        else above = g->np - 1, x = g->v[x].l;
+    }
+    uint32_t np = g->np;
+    int32_t b = below != UINT32_MAX ? g->path[below] : -1, a = above != UINT32_MAX ? g->path[above] : -1;
+    bool join_b = b >= 0 && g->v[b].off + g->v[b].len == off, join_a = a >= 0 && g->v[a].off == off + len;
+    if (join_b && join_a) { /* one gap from below's start to above's end */
+        g->v[b].len += len + g->v[a].len;
+        repull_path(g);
+        g->np = np;
+        remove_at(g, above);
+    } else if (join_b && off + len == *top) { /* the gap below joins the top */
+        *top = g->v[b].off;
+        remove_at(g, below);
+    } else if (join_b) {
+        g->v[b].len += len;
+        repull_path(g);
+    } else if (join_a) {
+        g->v[a].off = off;
+        g->v[a].len += len;
+        repull_path(g);
+    } else if (off + len == *top) {
+        *top = off;
+    } else {
+        insert_gap(g, off, len);
     }
 }
 
