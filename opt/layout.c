@@ -208,7 +208,7 @@ static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *i
             G->loff[who] = iv->v[k].offset;
         } else {
             uint32_t node = (uint32_t)(-who - 1);
-            if (!G->block[node]) G->block[node] = mp_xcalloc(G->n_buf + 1, sizeof(uint64_t));
+            if (!G->block[node]) G->block[node] = mp_og_alloc(G, (G->n_buf + 1) * sizeof(uint64_t), true);
             G->block[node][b] = iv->v[k].offset;
         }
     }
@@ -353,11 +353,11 @@ static void size_graph(octx *c, uint32_t gi) {
                 nb = c->g[g->nodes[i].sub[s]].n_buf;
     if (c->o->banks.n + 1 > nb) nb = c->o->banks.n + 1; /* every bank, even empty (sub-graphs move) */
     G->n_buf = nb;
-    G->local = mp_xcalloc(nb + 1, sizeof *G->local);
-    G->base = mp_xcalloc(nb + 1, sizeof *G->base);
-    G->lb = mp_xcalloc(nb + 1, sizeof *G->lb);
-    G->hlb = mp_xcalloc(nb + 1, sizeof *G->hlb);
-    G->full = mp_xcalloc(nb + 1, 1);
+    G->local = mp_og_alloc(G, (nb + 1) * sizeof *G->local, true);
+    G->base = mp_og_alloc(G, (nb + 1) * sizeof *G->base, true);
+    G->lb = mp_og_alloc(G, (nb + 1) * sizeof *G->lb, true);
+    G->hlb = mp_og_alloc(G, (nb + 1) * sizeof *G->hlb, true);
+    G->full = mp_og_alloc(G, nb + 1, true);
 }
 
 /* Rounds of re-layout a graph gets as its sub-graphs shrink. */
@@ -444,9 +444,9 @@ static void place_bases(octx *c, const int32_t *order, uint32_t n) {
 }
 
 void mp_opt_index_buffers(ograph *G, uint32_t nb) {
-    mp_xfree(G->buf_start);
+    mp_og_free(G, G->buf_start); /* again after a spill: an arena's stays until the plan ends */
     G->n_own_buf = nb;
-    G->buf_start = mp_xcalloc(nb + 2, sizeof *G->buf_start);
+    G->buf_start = mp_og_alloc(G, (nb + 2) * sizeof *G->buf_start, true);
     for (uint32_t i = 0; i < G->n_specs; i++) G->buf_start[G->bidx[G->specs[i]] + 1]++;
     for (uint32_t b = 0; b < nb; b++) G->buf_start[b + 1] += G->buf_start[b];
     uint32_t *fill = mp_xmalloc((nb + 1) * sizeof *fill);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #define SAFETY_NET_TENSORS 3000 /* run greedy too up to this many tensors */
+#define OPT_SMALL_GRAPH 1024 /* tensors + nodes of a graph whose arrays come from the arena */
 
 
 /* ------------------------------------------------------------- checks */
@@ -68,13 +69,13 @@ static void index_graph(ograph *G, const mp_graphdef *g) {
     uint32_t nb = 0;
     for (uint32_t i = 0; i < G->n_specs; i++)
         if ((uint32_t)G->bidx[G->specs[i]] + 1 > nb) nb = (uint32_t)G->bidx[G->specs[i]] + 1;
-    G->buf_specs = mp_xmalloc((G->n_specs + 1) * sizeof *G->buf_specs);
+    G->buf_specs = mp_og_alloc(G, (G->n_specs + 1) * sizeof *G->buf_specs, false);
     mp_opt_index_buffers(G, nb);
-    G->cf_nodes = mp_xmalloc((g->n_nodes + 1) * sizeof *G->cf_nodes);
+    G->cf_nodes = mp_og_alloc(G, (g->n_nodes + 1) * sizeof *G->cf_nodes, false);
     G->n_cf = 0;
     for (uint32_t i = 0; i < g->n_nodes; i++)
         if (g->nodes[i].sub[0] >= 0) G->cf_nodes[G->n_cf++] = i;
-    G->slot = mp_xmalloc((g->n_tensors + 1) * sizeof *G->slot);
+    G->slot = mp_og_alloc(G, (g->n_tensors + 1) * sizeof *G->slot, false);
     for (uint32_t t = 0; t < g->n_tensors; t++) G->slot[t] = -1;
     G->time = mp_graph_times(g);
     if (G->time && G->time[g->n_nodes] > (UINT64_C(1) << 30)) {
@@ -89,13 +90,14 @@ static int prepare(octx *c, uint32_t gi) {
     uint32_t n = g->n_tensors + 1;
     if (!G->have_life) mp_life_compute(g, &G->life);
     G->have_life = G->done = true;
+    G->arena = (uint64_t)g->n_tensors + g->n_nodes <= OPT_SMALL_GRAPH ? c->small : NULL;
     G->n_specs = mp_life_planned(g, &G->life, mp_context_flags(c->o, gi, c->map_body), &G->specs);
-    G->planned = mp_xcalloc(n, 1);
-    G->family = mp_xmalloc(n * sizeof *G->family);
-    G->asize = mp_xcalloc(n, sizeof *G->asize);
-    G->bidx = mp_xcalloc(n, sizeof *G->bidx);
-    G->loff = mp_xcalloc(n, sizeof *G->loff);
-    G->block = mp_xcalloc(g->n_nodes + 1, sizeof *G->block);
+    G->planned = mp_og_alloc(G, n, true);
+    G->family = mp_og_alloc(G, n * sizeof *G->family, false);
+    G->asize = mp_og_alloc(G, n * sizeof *G->asize, true);
+    G->bidx = mp_og_alloc(G, n * sizeof *G->bidx, true);
+    G->loff = mp_og_alloc(G, n * sizeof *G->loff, true);
+    G->block = mp_og_alloc(G, (g->n_nodes + 1) * sizeof *G->block, true);
     G->xnnpack = mp_graph_has_xnnpack(g);
     for (uint32_t i = 0; i < G->n_specs; i++) {
         int32_t t = G->specs[i];
@@ -225,25 +227,16 @@ static void free_ctx(octx *c) {
         if (G->have_life) mp_life_free(&G->life), mp_escape_free(&G->keep);
         if (!G->done) continue;
         mp_xfree(G->specs);
-        mp_xfree(G->planned);
-        mp_xfree(G->family);
-        mp_xfree(G->asize);
-        mp_xfree(G->bidx);
-        mp_xfree(G->loff);
-        mp_xfree(G->local);
-        mp_xfree(G->base);
-        mp_xfree(G->lb);
-        mp_xfree(G->hlb);
-        mp_xfree(G->full);
+        mp_xfree(G->time);
+        if (G->arena) continue; /* the rest freed with c->small */
+        void *own[] = {G->planned, G->family, G->asize, G->bidx, G->loff, G->local, G->base, G->lb,
+                       G->hlb, G->full, G->buf_start, G->buf_specs, G->cf_nodes, G->slot};
+        for (size_t k = 0; k < sizeof own / sizeof *own; k++) mp_xfree(own[k]);
         for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++)
             if (G->block[i]) mp_xfree(G->block[i]); /* few nodes have one */
         mp_xfree(G->block);
-        mp_xfree(G->buf_start);
-        mp_xfree(G->buf_specs);
-        mp_xfree(G->cf_nodes);
-        mp_xfree(G->slot);
-        mp_xfree(G->time);
     }
+    mp_arena_free(c->small);
     mp_xfree(c->g);
     mp_xfree(c->reach);
     mp_xfree(c->map_body);
@@ -315,6 +308,7 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
     mp_graph_reachable(prog, c.reach);
     c.map_body = mp_map_bodies(prog, c.reach);
     c.g = mp_xcalloc(ng + 1, sizeof *c.g);
+    c.small = mp_arena_new();
     const mp_life **lives = mp_xcalloc(ng + 1, sizeof *lives);
     for (uint32_t gi = 0; gi < ng; gi++)
         if (c.reach[gi]) {

@@ -215,20 +215,28 @@ typedef struct job {
 
 /* Sizes by rank, largest first, when the jobs have at most RANK_MAX
  * distinct sizes (a model has a few dozen): an open-addressing table of
- * RANK_SLOTS sizes.  A rank orders as its size does, in a few bits. */
+ * twice as many slots as there can be sizes (min(jobs, RANK_MAX)), so a
+ * sub-graph's sweep of ten jobs clears 32 slots, not 2,048 (a million-
+ * tensor graph of many small conditionals sweeps tens of thousands of
+ * them).  A rank orders as its size does, in a few bits. */
 #define RANK_MAX 1024u
-#define RANK_SLOTS (2 * RANK_MAX)
+
+#define RANK_SLOT_BYTES (sizeof(uint64_t) + sizeof(uint16_t) + sizeof(bool))
+#define RANK_SMALL 256u /* slots kept on the stack: no allocation at all */
 
 typedef struct size_ranks {
-    uint64_t size[RANK_SLOTS];
-    uint16_t rank[RANK_SLOTS];
-    bool used[RANK_SLOTS];
-    uint32_t n;
+    uint64_t *size; /* the slots' arrays, in one block */
+    uint16_t *rank;
+    bool *used;
+    uint32_t n, bits; /* the table has 2^bits slots */
+    void *block;      /* the block when allocated, else NULL */
+    _Alignas(uint64_t) unsigned char small[RANK_SMALL * RANK_SLOT_BYTES];
 } size_ranks;
 
 static uint32_t rank_slot(const size_ranks *r, uint64_t size) {
-    uint32_t i = (uint32_t)((size * 0x9e3779b97f4a7c15ull) >> 53); /* 11 bits: RANK_SLOTS */
-    while (r->used[i] && r->size[i] != size) i = (i + 1) & (RANK_SLOTS - 1);
+    uint32_t mask = (UINT32_C(1) << r->bits) - 1;
+    uint32_t i = (uint32_t)((size * 0x9e3779b97f4a7c15ull) >> (64 - r->bits));
+    while (r->used[i] && r->size[i] != size) i = (i + 1) & mask;
     return i;
 }
 
@@ -237,19 +245,34 @@ static int cmp_desc_u64(const void *a, const void *b) {
     return (x < y) - (x > y);
 }
 
-/* False when there are more than RANK_MAX distinct sizes. */
+static void free_ranks(size_ranks *r) { mp_xfree(r->block); }
+
+/* False when there are more than RANK_MAX distinct sizes (r is then
+ * freed already). */
 static bool rank_sizes(const job *jobs, uint32_t nj, size_ranks *r) {
-    _Static_assert(RANK_SLOTS == 1u << 11, "rank_slot's hash gives 11 bits");
-    memset(r, 0, sizeof *r);
+    uint32_t most = nj < RANK_MAX ? nj : RANK_MAX;
+    r->bits = 4;
+    while ((UINT32_C(1) << r->bits) < 2 * most) r->bits++;
+    uint32_t slots = UINT32_C(1) << r->bits;
+    unsigned char *at = r->block = slots > RANK_SMALL ? mp_xmalloc(slots * RANK_SLOT_BYTES) : NULL;
+    if (!at) at = r->small;
+    r->size = (uint64_t *)(void *)at;
+    r->rank = (uint16_t *)(void *)(at + slots * sizeof *r->size);
+    r->used = (bool *)(at + slots * (sizeof *r->size + sizeof *r->rank));
+    memset(r->used, 0, slots * sizeof *r->used);
+    r->n = 0;
     for (uint32_t j = 0; j < nj; j++) {
         uint32_t i = rank_slot(r, jobs[j].size);
         if (r->used[i]) continue;
-        if (r->n == RANK_MAX) return false;
+        if (r->n == RANK_MAX) {
+            free_ranks(r);
+            return false;
+        }
         r->used[i] = true, r->size[i] = jobs[j].size, r->n++;
     }
     uint64_t sorted[RANK_MAX];
     uint32_t k = 0;
-    for (uint32_t i = 0; i < RANK_SLOTS; i++)
+    for (uint32_t i = 0; i < slots; i++)
         if (r->used[i]) sorted[k++] = r->size[i];
     qsort(sorted, k, sizeof *sorted, cmp_desc_u64);
     for (uint32_t q = 0; q < k; q++) r->rank[rank_slot(r, sorted[q])] = (uint16_t)q;
@@ -263,11 +286,11 @@ static bool rank_sizes(const job *jobs, uint32_t nj, size_ranks *r) {
  * three do not fit 64 bits. */
 static uint32_t *packed_event_order(const job *jobs, uint32_t nj, size_t ne, int64_t first,
                                     int wt) {
-    size_ranks *r = mp_xmalloc(sizeof *r);
-    bool ranked = rank_sizes(jobs, nj, r);
-    int wr = ranked ? mp_bit_width(r->n ? r->n - 1 : 0) : 0, we = mp_bit_width(2 * (uint64_t)nj);
-    if (!ranked || wt + wr + we > 64) {
-        mp_xfree(r);
+    size_ranks rs, *r = &rs;
+    if (!rank_sizes(jobs, nj, r)) return NULL;
+    int wr = mp_bit_width(r->n ? r->n - 1 : 0), we = mp_bit_width(2 * (uint64_t)nj);
+    if (wt + wr + we > 64) {
+        free_ranks(r);
         return NULL;
     }
     uint64_t *a = mp_xmalloc((2 * ne + 1) * sizeof *a), *b = a + ne;
@@ -278,7 +301,7 @@ static uint32_t *packed_event_order(const job *jobs, uint32_t nj, size_t ne, int
             a[q++] = ((((uint64_t)(jobs[j].start - first) << 1 | 1) << wr | rank) << we) | (2 * j + 1);
         a[q++] = ((((uint64_t)(jobs[j].stop - first) << 1) << wr | rank) << we) | (2 * j);
     }
-    mp_xfree(r);
+    free_ranks(r);
     uint64_t *sorted = mp_sort_words(a, b, (uint32_t)ne, we, wt + wr);
     /* the order written over the words' own block, from its start: entry q
      * goes to bytes 4q.., at or before where sorted[q] was read */
