@@ -42,7 +42,10 @@ static int cmp_slot(const void *a, const void *b) {
 }
 
 /* Every (device, pool) some reachable graph plans, then sorted and merged:
- * a device's slot has its largest pool. */
+ * a device's slot has its largest pool.  A tensor on the device of the
+ * entry before it only raises that entry's pool: nearly every tensor of a
+ * model, so the array holds a few entries, not one per tensor (at 10^7
+ * tensors 160 MB, and as much again for the sort). */
 void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const bool *reach,
                     const uint8_t *map_body, const mp_life *const *lives) {
     mp_slot *all = NULL;
@@ -55,6 +58,10 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
         for (uint32_t i = 0; i < g->n_tensors; i++)
             if (mp_life_is_planned(g, lives[gi], (int32_t)i, f)) {
                 mp_slot s = {o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, roots, (int32_t)i), 0};
+                if (n && mp_device_eq(all[n - 1].dev, s.dev)) {
+                    if (s.pools > all[n - 1].pools) all[n - 1].pools = s.pools;
+                    continue;
+                }
                 MP_VEC_PUSH(all, n, cap, s);
             }
         mp_xfree(roots);
