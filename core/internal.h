@@ -150,6 +150,7 @@ static inline void mp_sort_by_pairs(void *v, size_t size, mp_pair *pairs, uint32
  * large text grown by doubling is copied each time, and what is reserved
  * but never written costs address space only, not memory. */
 bool mp_buf_reserve(mp_buf *b, size_t extra);
+void mp_buf_i64(mp_buf *b, int64_t v); /* decimal, as %lld */
 void mp_buf_put_printable(mp_buf *b, const char *s);
 /* s as a JSON string literal (core/buf.c). */
 void mp_buf_put_json_string(mp_buf *b, const char *s);

@@ -37,7 +37,9 @@ void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx
         mp_buf_put(b, "\n", 1);
         for (uint32_t i = 0; i < g->n_allocs; i++) {
             const mp_alloc *a = &g->allocs[i];
-            mp_buf_printf(b, "alloc %s mem_id=", a->name);
+            mp_buf_puts(b, "alloc ");
+            mp_buf_puts(b, a->name);
+            mp_buf_puts(b, " mem_id=");
             mp_buf_u64(b, a->mem_id);
             mp_buf_puts(b, " obj=");
             mp_buf_u64(b, a->obj);
@@ -45,13 +47,19 @@ void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx
             mp_buf_u64(b, a->offset);
             mp_buf_puts(b, " size=");
             mp_buf_u64(b, a->size);
-            mp_buf_printf(b, " life=%lld,%lld\n", (long long)a->life_start,
-                          (long long)a->life_end);
+            mp_buf_puts(b, " life=");
+            mp_buf_i64(b, a->life_start);
+            mp_buf_put(b, ",", 1);
+            mp_buf_i64(b, a->life_end);
+            mp_buf_put(b, "\n", 1);
             if (!mp_buf_drain(b, sink, ctx, false)) return;
         }
         for (uint32_t i = 0; i < g->n_frees; i++) {
-            mp_buf_printf(b, "free %s after=%lld\n", g->frees[i].name,
-                          (long long)g->frees[i].after);
+            mp_buf_puts(b, "free ");
+            mp_buf_puts(b, g->frees[i].name);
+            mp_buf_puts(b, " after=");
+            mp_buf_i64(b, g->frees[i].after);
+            mp_buf_put(b, "\n", 1);
             if (!mp_buf_drain(b, sink, ctx, false)) return;
         }
         mp_buf_puts(b, "end\n");

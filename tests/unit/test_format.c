@@ -676,3 +676,19 @@ Test(format, a_loaded_graph_is_the_parsed_one) {
     mp_buf_free(&w2);
     mp_buf_free(&b);
 }
+
+/* The plan writer's integers are written without printf: each as %lld
+ * would write it, at the edges too. */
+Test(format, integers_are_written_as_printf_writes_them) {
+    const int64_t v[] = {0, 1, -1, 9, 10, -10, 123456789, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        mp_buf b;
+        mp_buf_init(&b);
+        mp_buf_i64(&b, v[i]);
+        mp_buf_put(&b, "", 1);
+        char want[32];
+        snprintf(want, sizeof want, "%lld", (long long)v[i]);
+        cr_assert_str_eq(b.data, want);
+        mp_buf_free(&b);
+    }
+}
