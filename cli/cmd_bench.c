@@ -248,7 +248,7 @@ static void print_row(const brow *r, double speedup) {
                (double)o->peak_kb / 1024);
         /* negative: greedy ran out of time, so the speed-up is at least */
         if (speedup < 0) printf("> %.0fx |\n", -speedup);
-        else if (speedup > 0) printf(speedup < 10 ? "%.1fx |\n" : "%.0fx |\n", speedup);
+        else if (speedup > 0) printf(speedup < 0.1 ? "%.2fx |\n" : speedup < 10 ? "%.1fx |\n" : "%.0fx |\n", speedup);
         else printf(" |\n");
     }
     fflush(stdout);

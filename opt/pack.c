@@ -175,9 +175,10 @@ static const uint32_t *degrees(pk *k) {
 /* Neighbour a of the conflict graph's rows. */
 static inline uint32_t neighbour(const pk *k, uint32_t a) { return k->adj16 ? k->adj16[a] : k->adj[a]; }
 
-/* Each item's conflict count by one O(P) sweep in start order (the
- * fallback for improper lifetimes, which mp_pk_count_conflicts skips). */
-static void sweep_degrees(const pk *k, uint32_t *deg, uint32_t *active) {
+/* Every overlapping pair by one sweep in start order, O(n + P): each
+ * item's count raised (deg), or, when `write`, the pair listed in both
+ * rows at the next free place of each (deg counts the places used). */
+static void sweep_pairs(pk *k, uint32_t *deg, uint32_t *active, bool write) {
     size_t na = 0;
     for (uint32_t q = 0; q < k->n; q++) {
         uint32_t i = k->by_s[q];
@@ -186,8 +187,10 @@ static void sweep_degrees(const pk *k, uint32_t *deg, uint32_t *active) {
             uint32_t j = active[a];
             if (k->e[j] < k->s[i]) continue; /* ended: drop */
             active[w++] = j;
-            deg[i]++;
-            deg[j]++;
+            uint32_t ai = k->adj_at[i] + deg[i]++, aj = k->adj_at[j] + deg[j]++;
+            if (!write) continue;
+            if (k->adj16) k->adj16[ai] = (uint16_t)j, k->adj16[aj] = (uint16_t)i;
+            else k->adj[ai] = j, k->adj[aj] = i;
         }
         na = w;
         active[na++] = i;
@@ -195,37 +198,23 @@ static void sweep_degrees(const pk *k, uint32_t *deg, uint32_t *active) {
 }
 
 /* The conflict graph (CSR) from a sweep in start order: every pair is
- * listed once by the later item, O(n + P).  The row sizes come first:
- * counted in O(n log n) where lifetimes are intervals (as graphs give
- * them), which spares a second O(P) sweep. */
+ * listed once by the later item, O(n + P).  The row sizes come first: in
+ * a dense buffer (P above 4 n log n) counted in O(n log n), which spares
+ * a second O(P) sweep, where lifetimes are intervals (as graphs give
+ * them); else by the same sweep. */
 static void build_conflicts(pk *k) {
-    uint32_t n = k->n;
+    uint32_t n = k->n, lg = 1;
+    for (uint32_t m = n; m > 1; m >>= 1) lg++;
     uint32_t *deg = mp_xcalloc(n + 1, sizeof *deg);
     uint32_t *active = mp_xmalloc((n + 1) * sizeof *active);
-    if (proper_lifetimes(k)) mp_pk_count_conflicts(k->s, k->e, n, deg);
-    else sweep_degrees(k, deg, active);
-    k->adj_at = mp_xmalloc((n + 2) * sizeof *k->adj_at);
-    k->adj_at[0] = 0;
+    k->adj_at = mp_xcalloc(n + 2, sizeof *k->adj_at);
+    if (k->pairs > 4 * (uint64_t)n * lg && proper_lifetimes(k)) mp_pk_count_conflicts(k->s, k->e, n, deg);
+    else sweep_pairs(k, deg, active, false);
     for (uint32_t i = 0; i < n; i++) k->adj_at[i + 1] = k->adj_at[i] + deg[i];
     memset(deg, 0, (n + 1) * sizeof *deg);
-    bool narrow = n <= UINT32_C(1) << 16;
-    if (narrow) k->adj16 = mp_xmalloc(((size_t)k->adj_at[n] + 1) * sizeof *k->adj16);
+    if (n <= UINT32_C(1) << 16) k->adj16 = mp_xmalloc(((size_t)k->adj_at[n] + 1) * sizeof *k->adj16);
     else k->adj = mp_xmalloc(((size_t)k->adj_at[n] + 1) * sizeof *k->adj);
-    size_t na = 0;
-    for (uint32_t q = 0; q < n; q++) {
-        uint32_t i = k->by_s[q];
-        size_t w = 0;
-        for (size_t a = 0; a < na; a++) {
-            uint32_t j = active[a];
-            if (k->e[j] < k->s[i]) continue; /* ended: drop */
-            active[w++] = j;
-            uint32_t ai = k->adj_at[i] + deg[i]++, aj = k->adj_at[j] + deg[j]++;
-            if (narrow) k->adj16[ai] = (uint16_t)j, k->adj16[aj] = (uint16_t)i;
-            else k->adj[ai] = j, k->adj[aj] = i;
-        }
-        na = w;
-        active[na++] = i;
-    }
+    sweep_pairs(k, deg, active, true);
     mp_xfree(deg);
     mp_xfree(active);
 }

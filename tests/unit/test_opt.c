@@ -648,3 +648,23 @@ Test(opt, conflict_graphs_past_16_bit_indices_pack_validly) {
     }
     mp_xfree(it);
 }
+
+/* A dense buffer (overlapping pairs above 4 n log n) has its conflict
+ * graph's rows sized by counting, not by a first sweep: every layout it
+ * gives is valid, as on sparse buffers. */
+Test(opt, dense_conflict_graphs_pack_validly) {
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int trial = 0; trial < 20; trial++) {
+        enum { N = 300 };
+        pk_item it[N];
+        for (uint32_t i = 0; i < N; i++) {
+            int32_t s = (int32_t)(xorshift(&x) % 40), w = 20 + (int32_t)(xorshift(&x) % 60);
+            it[i] = (pk_item){16 * (1 + xorshift(&x) % 50), s, s + w, false, 0};
+        }
+        pk_params prm = {1000, false, 0, 0, false};
+        pk_stats st;
+        uint64_t peak = mp_pk_solve(it, N, &prm, &st);
+        cr_assert(layout_valid(it, N, peak), "trial %d: overlap", trial);
+        cr_assert_geq(peak, st.lower_bound);
+    }
+}
