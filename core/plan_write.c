@@ -3,6 +3,26 @@
 
 void mp_plan_write(const mp_plan *plan, mp_buf *b) { mp_plan_write_to(plan, b, NULL, NULL); }
 
+/* One alloc line, without printf (two calls a line were 6% of a 10^7-
+ * tensor plan's time). */
+static void put_alloc(mp_buf *b, const mp_alloc *a) {
+    mp_buf_puts(b, "alloc ");
+    mp_buf_puts(b, a->name);
+    mp_buf_puts(b, " mem_id=");
+    mp_buf_u64(b, a->mem_id);
+    mp_buf_puts(b, " obj=");
+    mp_buf_u64(b, a->obj);
+    mp_buf_puts(b, " offset=");
+    mp_buf_u64(b, a->offset);
+    mp_buf_puts(b, " size=");
+    mp_buf_u64(b, a->size);
+    mp_buf_puts(b, " life=");
+    mp_buf_i64(b, a->life_start);
+    mp_buf_put(b, ",", 1);
+    mp_buf_i64(b, a->life_end);
+    mp_buf_put(b, "\n", 1);
+}
+
 void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx) {
     const mp_options *o = &plan->opts;
     char dev[24];
@@ -36,22 +56,7 @@ void mp_plan_write_to(const mp_plan *plan, mp_buf *b, mp_sink_fn sink, void *ctx
             mp_buf_printf(b, " %s", mp_device_str(g->devices[i], dev));
         mp_buf_put(b, "\n", 1);
         for (uint32_t i = 0; i < g->n_allocs; i++) {
-            const mp_alloc *a = &g->allocs[i];
-            mp_buf_puts(b, "alloc ");
-            mp_buf_puts(b, a->name);
-            mp_buf_puts(b, " mem_id=");
-            mp_buf_u64(b, a->mem_id);
-            mp_buf_puts(b, " obj=");
-            mp_buf_u64(b, a->obj);
-            mp_buf_puts(b, " offset=");
-            mp_buf_u64(b, a->offset);
-            mp_buf_puts(b, " size=");
-            mp_buf_u64(b, a->size);
-            mp_buf_puts(b, " life=");
-            mp_buf_i64(b, a->life_start);
-            mp_buf_put(b, ",", 1);
-            mp_buf_i64(b, a->life_end);
-            mp_buf_put(b, "\n", 1);
+            put_alloc(b, &g->allocs[i]);
             if (!mp_buf_drain(b, sink, ctx, false)) return;
         }
         for (uint32_t i = 0; i < g->n_frees; i++) {
