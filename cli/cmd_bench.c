@@ -120,18 +120,11 @@ static int bench_child(int argc, char **argv) {
     char *end;
     unsigned long alignment = strtoul(argv[3], &end, 10);
     if (algo < 0 || *end || !alignment || alignment > UINT32_MAX) return MP_EFORMAT;
-    size_t len = 0, cap = 1 << 20;
-    char *text = mp_xmalloc(cap + 1);
     (void)lseek(0, 0, SEEK_SET); /* the file the bench's children share, or a pipe */
-    for (;;) {
-        if (len == cap) text = mp_xrealloc(text, (cap *= 2) + 1);
-        ssize_t r = read(0, text + len, cap - len);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return MP_EIO;
-        if (r == 0) break;
-        len += (size_t)r;
-    }
-    text[len] = 0;
+    size_t len;
+    mp_err err;
+    char *text = mp_read_file("-", &len, &err);
+    if (!text) return err.code;
     child_run(text, argv[5], (uint32_t)algo, (uint32_t)alignment, !strcmp(argv[4], "1"), true, 1);
 }
 
@@ -283,18 +276,9 @@ static outcome bench_one(bstate *s, const bcase *c, uint32_t algo, bool exact, u
  * stdin; nothing on disk), or -1. */
 static int text_file(const char *text) {
     int fd = memfd_create("memplan-bench", MFD_CLOEXEC);
-    if (fd < 0) return -1;
-    size_t len = strlen(text), at = 0;
-    while (at < len) {
-        ssize_t w = write(fd, text + at, len - at);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            close(fd);
-            return -1;
-        }
-        at += (size_t)w;
-    }
-    return fd;
+    if (fd < 0 || mp_write_all(fd, text, strlen(text))) return fd;
+    close(fd);
+    return -1;
 }
 
 /* Every planner of the table on one case, the reference (greedy) first

@@ -15,8 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Every byte of data to fd (EINTR retried); false with errno set. */
-static bool write_all(int fd, const char *data, size_t len) {
+bool mp_write_all(int fd, const char *data, size_t len) {
     while (len) {
         ssize_t w = write(fd, data, len);
         if (w < 0 && errno == EINTR) continue;
@@ -108,7 +107,7 @@ int mp_out_open(mp_out *o, const char *path, const char *const *inputs, size_t n
 bool mp_out_write(mp_out *o, const char *data, size_t len) {
     if (!o->ok) return false;
     /* stdout through stdio, in order with whatever else went there */
-    bool ok = o->is_stdout ? fwrite(data, 1, len, stdout) == len : write_all(o->fd, data, len);
+    bool ok = o->is_stdout ? fwrite(data, 1, len, stdout) == len : mp_write_all(o->fd, data, len);
     if (!ok) o->ok = false, o->error = errno;
     return o->ok;
 }

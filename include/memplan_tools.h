@@ -389,6 +389,8 @@ typedef struct mp_out {
     int error; /* errno of the first failed write */
 } mp_out;
 int mp_out_open(mp_out *o, const char *path, const char *const *inputs, size_t n_inputs, mp_err *err);
+/* Every byte of data to fd (EINTR retried); false with errno set. */
+bool mp_write_all(int fd, const char *data, size_t len);
 bool mp_out_write(mp_out *o, const char *data, size_t len);
 /* mp_out_write as a writer's sink (ctx: the mp_out), for mp_gen_to and the
  * plan writer's pieces. */

@@ -187,8 +187,9 @@ static void sweep_pairs(pk *k, uint32_t *deg, uint32_t *active, bool write) {
             uint32_t j = active[a];
             if (k->e[j] < k->s[i]) continue; /* ended: drop */
             active[w++] = j;
-            uint32_t ai = k->adj_at[i] + deg[i]++, aj = k->adj_at[j] + deg[j]++;
+            uint32_t ai = deg[i]++, aj = deg[j]++;
             if (!write) continue;
+            ai += k->adj_at[i], aj += k->adj_at[j];
             if (k->adj16) k->adj16[ai] = (uint16_t)j, k->adj16[aj] = (uint16_t)i;
             else k->adj[ai] = j, k->adj[aj] = i;
         }
@@ -207,7 +208,8 @@ static void build_conflicts(pk *k) {
     for (uint32_t m = n; m > 1; m >>= 1) lg++;
     uint32_t *deg = mp_xcalloc(n + 1, sizeof *deg);
     uint32_t *active = mp_xmalloc((n + 1) * sizeof *active);
-    k->adj_at = mp_xcalloc(n + 2, sizeof *k->adj_at);
+    k->adj_at = mp_xmalloc((n + 2) * sizeof *k->adj_at);
+    k->adj_at[0] = 0;
     if (k->pairs > 4 * (uint64_t)n * lg && proper_lifetimes(k)) mp_pk_count_conflicts(k->s, k->e, n, deg);
     else sweep_pairs(k, deg, active, false);
     for (uint32_t i = 0; i < n; i++) k->adj_at[i + 1] = k->adj_at[i] + deg[i];

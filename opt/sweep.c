@@ -179,13 +179,11 @@ static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
         if (g->v[x].off < off) below = g->np - 1, x = g->v[x].r;
         else above = g->np - 1, x = g->v[x].l;
     }
-    uint32_t np = g->np;
     int32_t b = below != UINT32_MAX ? g->path[below] : -1, a = above != UINT32_MAX ? g->path[above] : -1;
     bool join_b = b >= 0 && g->v[b].off + g->v[b].len == off, join_a = a >= 0 && g->v[a].off == off + len;
     if (join_b && join_a) { /* one gap from below's start to above's end */
         g->v[b].len += len + g->v[a].len;
-        repull_path(g);
-        g->np = np;
+        repull_path(g); /* the path stays: remove_at cuts it at `above` */
         remove_at(g, above);
     } else if (join_b && off + len == *top) { /* the gap below joins the top */
         *top = g->v[b].off;
