@@ -20,13 +20,6 @@
  * parser guarantees (counts match).  The cost is linear in the graph. */
 #include "internal.h"
 
-/* The branch value behind result `i` of cond node `nd`, as a storage root
- * of graph `b`. */
-static int32_t branch_value(const mp_graphdef *b, uint32_t i) {
-    const mp_node *out = &b->nodes[b->n_nodes - 1];
-    return b->tensors[out->in[i]].root;
-}
-
 /* Where the bytes of branch value v of graph b are: 1 in the branch's
  * memory, 0 nowhere that can be overwritten (a weight, a dynamic tensor),
  * -(j + 1) for its j-th placeholder (the caller's operand). */
@@ -36,6 +29,13 @@ static int value_kind(const mp_graphdef *b, int32_t v) {
         return -(t->def_node + 1); /* placeholders come first: node index = position */
     if (t->flags & (MP_T_CONST | MP_T_DYNAMIC)) return 0;
     return 1;
+}
+
+int32_t mp_escape_value(const mp_graphdef *b, uint32_t i, int *kind) {
+    const mp_node *out = &b->nodes[b->n_nodes - 1];
+    int32_t v = b->tensors[out->in[i]].root;
+    *kind = value_kind(b, v);
+    return v;
 }
 
 /* One pass over the conds, later ones first (a result that is an operand
@@ -53,7 +53,8 @@ static bool escape_pass(const mp_program *prog, const mp_graphdef *g, mp_escape 
             if (e <= (int32_t)n) continue;
             for (int s = 0; s < 2 && !(s == 1 && nd->sub[1] == nd->sub[0]); s++) {
                 const mp_graphdef *b = &prog->graphs[nd->sub[s]];
-                int k = value_kind(b, branch_value(b, i));
+                int k;
+                (void)mp_escape_value(b, i, &k);
                 if (k > 0 && e > E->node_end[n]) E->node_end[n] = e;
                 if (k < 0) { /* the operand after the predicate */
                     int32_t a = g->tensors[nd->in[1 + (-k - 1)]].root;

@@ -370,6 +370,11 @@ typedef struct mp_escape {
 void mp_escape_compute(const mp_program *prog, const mp_graphdef *g, const int32_t *end,
                        mp_escape *E);
 void mp_escape_free(mp_escape *E);
+/* The branch value behind result i of a cond whose branch is graph b, as a
+ * storage root of b; *kind: 1 its bytes are in the branch's memory, 0
+ * nowhere that can be overwritten (a weight, a dynamic tensor), -(j + 1)
+ * it is b's j-th placeholder (the cond's operand after the predicate). */
+int32_t mp_escape_value(const mp_graphdef *b, uint32_t i, int *kind);
 /* The first node that runs sub-graphs while an earlier cond's results live
  * in its branches' memory (*cond: that cond), or -1. */
 int32_t mp_escape_hazard(const mp_graphdef *g, const mp_escape *E, int32_t *cond);

@@ -8,17 +8,42 @@
  * the peak. */
 #include "opt_internal.h"
 
-/* Bytes the sub-graphs of node `n` need in buffer b (0 when none): as
- * laid out, or (bound) at their lower bounds. */
-static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b, bool bound) {
+/* Which part of a node's sub-graph block an item is (split.c). */
+enum part { WHOLE, REST, ESCAPES };
+
+/* Bytes the sub-graphs of node `n` need in buffer b for `part` (0 when
+ * none): as laid out, or (bound) at their lower bounds.  A branch's
+ * escaping values take local - split bytes, for its whole life, so they
+ * are in its bound too. */
+/* What a sub-graph's size is read as: as laid out, its bound with its own
+ * sub-graphs at theirs (hlb), its true bound (tlb). */
+enum need { LAID, HLB, TLB };
+
+static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b, enum need bound, enum part part) {
     uint64_t need = 0;
     for (int s = 0; s < 2; s++) {
         int32_t sg = nd->sub[s];
         if (sg < 0 || b >= c->g[sg].n_buf) continue;
-        uint64_t v = mp_align_up(bound ? c->g[sg].hlb[b] : c->g[sg].local[b], c->o->alignment);
+        const ograph *S = &c->g[sg];
+        uint64_t esc = S->esc ? S->local[b] - S->split[b] : 0;
+        uint64_t v = bound == TLB ? S->tlb[b] : bound == HLB ? S->hlb[b] : S->local[b];
+        if (part == REST) v = v > esc ? v - esc : 0;
+        if (part == ESCAPES) v = esc;
+        v = mp_align_up(v, c->o->alignment);
         if (v > need) need = v;
     }
     return need;
+}
+
+/* Node i's part of a block as an item's who (-(i + 1) for the whole block
+ * or its rest, below -n_nodes for its escaping values), and back. */
+static int32_t block_who(const mp_graphdef *g, uint32_t i, enum part part) {
+    return -(int32_t)(part == ESCAPES ? g->n_nodes + i : i) - 1;
+}
+static uint32_t who_node(const mp_graphdef *g, int32_t who, bool *escapes) {
+    uint32_t k = (uint32_t)(-(who + 1));
+    *escapes = k >= g->n_nodes;
+    return *escapes ? k - g->n_nodes : k;
 }
 
 typedef struct itemv {
@@ -48,7 +73,9 @@ static bool layout_fits(const pk_item *items, size_t n) {
 
 /* The live-bytes bounds of a buffer's items: lb with the sub-graph items
  * as laid out, hlb with each at its sub-graph's own bound (no layout of
- * the sub-graphs can do better); `hot` marks the nodes whose sub-graph
+ * the sub-graphs can do better), tlb with each at its sub-graph's tlb and
+ * live at its node alone (no layout of cond blocks either: the whole
+ * blocks' plan at tlb is optimal, opt.c's drive); `hot` marks the nodes whose sub-graph
  * item is live where lb is reached (shrinking it may lower the bound).
  * Sums past 64 bits give no bound: hlb 0 and every node hot. */
 static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *iv, uint64_t pad,
@@ -62,26 +89,35 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
         uint64_t sum = 0;
         bool wrapped = false;
         for (size_t k = 0; k < iv->n; k++) wrapped |= !mp_add_u64(sum, iv->v[k].size, &sum);
-        G->lb[b] = G->hlb[b] = wrapped ? 0 : mp_sat_add_u64(lower, pad);
+        G->lb[b] = G->hlb[b] = G->tlb[b] = wrapped ? 0 : mp_sat_add_u64(lower, pad);
         if (hot) memset(hot, wrapped, nn);
         return;
     }
-    uint64_t *d = mp_xcalloc(nn + 2, sizeof *d), *dh = mp_xcalloc(nn + 2, sizeof *dh), sum = 0;
+    uint64_t *d = mp_xcalloc(3 * ((size_t)nn + 2), sizeof *d), *dh = d + nn + 2, *dt = dh + nn + 2, sum = 0;
     bool wrapped = false;
     for (size_t k = 0; k < iv->n; k++) {
         const pk_item *it = &iv->v[k];
-        uint64_t sz = it->size, szh = sz;
-        if (iv->who[k] < 0 && iv->who[k] != INT32_MIN)
-            szh = node_need(c, &g->nodes[-iv->who[k] - 1], b, true);
+        uint64_t sz = it->size, szh = sz, szt = sz;
+        bool block = false;
+        if (iv->who[k] < 0 && iv->who[k] != INT32_MIN) {
+            bool esc;
+            uint32_t i = who_node(g, iv->who[k], &esc);
+            enum part part = esc ? ESCAPES : mp_opt_node_splits(c, gi, i) ? REST : WHOLE;
+            szh = node_need(c, &g->nodes[i], b, HLB, part);
+            szt = node_need(c, &g->nodes[i], b, TLB, part);
+            block = true;
+        }
         wrapped |= !mp_add_u64(sum, sz, &sum);
         d[it->start] += sz, d[it->end + 1] -= sz;
         dh[it->start] += szh, dh[it->end + 1] -= szh;
+        dt[it->start] += szt, dt[(block ? it->start : it->end) + 1] -= szt;
     }
-    uint64_t live = 0, liveh = 0, lb = 0, hlb = 0;
+    uint64_t live = 0, liveh = 0, livet = 0, lb = 0, hlb = 0, tlb = 0;
     for (uint32_t t = 0; t <= nn; t++) {
-        live += d[t], liveh += dh[t];
+        live += d[t], liveh += dh[t], livet += dt[t];
         if (live > lb) lb = live;
         if (liveh > hlb) hlb = liveh;
+        if (livet > tlb) tlb = livet;
     }
     live = 0;
     for (uint32_t t = 0; hot && t < nn; t++) {
@@ -90,8 +126,8 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
     }
     G->lb[b] = wrapped ? 0 : mp_sat_add_u64(lb, pad);
     G->hlb[b] = wrapped ? 0 : mp_sat_add_u64(hlb, pad);
+    G->tlb[b] = wrapped ? 0 : mp_sat_add_u64(tlb, pad);
     mp_xfree(d);
-    mp_xfree(dh);
 }
 
 /* Graph G's own specs of buffer b are G->buf_specs[*from, *to) (none for a
@@ -134,13 +170,21 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
     uint64_t reserve = 0;
     for (uint32_t j = 0; j < G->n_cf; j++) {
         uint32_t i = G->cf_nodes[j];
-        uint64_t need = node_need(c, &g->nodes[i], b, false);
+        uint64_t need = node_need(c, &g->nodes[i], b, LAID, WHOLE);
         if (!need) continue;
         /* a cond's results live in its branches' memory until their last
-         * use: the block stays that long (D14) */
+         * use: the block, or its escaping part, stays that long (D14) */
         int32_t until = G->keep.node_end[i] > (int32_t)i ? G->keep.node_end[i] : (int32_t)i;
-        if (c->tree) push_item(iv, (pk_item){need, (int32_t)i, until, false, 0}, -(int32_t)i - 1);
-        else if (need > reserve) reserve = need;
+        if (!c->tree) {
+            if (need > reserve) reserve = need;
+        } else if (mp_opt_node_splits(c, gi, i)) {
+            uint64_t esc = node_need(c, &g->nodes[i], b, LAID, ESCAPES);
+            push_item(iv, (pk_item){node_need(c, &g->nodes[i], b, LAID, REST), (int32_t)i, (int32_t)i, false, 0},
+                      block_who(g, i, REST));
+            if (esc) push_item(iv, (pk_item){esc, (int32_t)i, until, false, 0}, block_who(g, i, ESCAPES));
+        } else {
+            push_item(iv, (pk_item){need, (int32_t)i, until, false, 0}, block_who(g, i, WHOLE));
+        }
     }
     if (reserve) /* shared sub-graphs: ExecuTorch's reservation at 0 */
         push_item(iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
@@ -199,17 +243,19 @@ static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *i
     /* a node whose sub-graphs need nothing here now has no item: its block
      * starts at 0, not where an earlier layout put it (sub-graphs moved to
      * another bank keep their zero-size tensors here) */
+    const mp_graphdef *g = &c->prog->graphs[gi];
     for (uint32_t j = 0; j < G->n_cf; j++)
-        if (G->block[G->cf_nodes[j]]) G->block[G->cf_nodes[j]][b] = 0;
+        if (G->block[G->cf_nodes[j]]) G->block[G->cf_nodes[j]][b] = G->block[G->cf_nodes[j]][G->n_buf + 1 + b] = 0;
     for (size_t k = 0; k < iv->n; k++) {
         int32_t who = iv->who[k];
         if (who == INT32_MIN) continue;
         if (who >= 0) {
             G->loff[who] = iv->v[k].offset;
         } else {
-            uint32_t node = (uint32_t)(-who - 1);
-            if (!G->block[node]) G->block[node] = mp_og_alloc(G, (G->n_buf + 1) * sizeof(uint64_t), true);
-            G->block[node][b] = iv->v[k].offset;
+            bool esc;
+            uint32_t node = who_node(g, who, &esc);
+            if (!G->block[node]) G->block[node] = mp_og_alloc(G, 2 * (G->n_buf + 1) * sizeof(uint64_t), true);
+            G->block[node][esc ? G->n_buf + 1 + b : b] = iv->v[k].offset;
         }
     }
     uint32_t from, to;
@@ -300,6 +346,60 @@ static int check_pins(const octx *c, const itemv *iv) {
     return rc;
 }
 
+/* One form of a buffer's layout (split.c): its items, packed; the bytes
+ * from the graph's base; where the escaping values start (local when
+ * there are none) and the bytes they take; the packer's peak and stats; whether it fits in
+ * 64 bits. */
+typedef struct form {
+    itemv iv;
+    uint64_t local, split, stack, peak;
+    pk_stats st;
+    bool fits;
+} form;
+
+/* f's items packed (in time units where the graph has them): f->peak,
+ * f->st, f->local (the peak and the padding), f->fits. */
+static void pack_form(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) {
+    const ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    pk_item *timed = timed_items(G, g, &f->iv), *node_items = f->iv.v;
+    if (timed) f->iv.v = timed;
+    f->peak = pack_items(c, &f->iv, quick, &f->st);
+    if (timed) { /* the offsets back onto the items in node units */
+        for (size_t k = 0; k < f->iv.n; k++) node_items[k].offset = timed[k].offset;
+        f->iv.v = node_items;
+        mp_xfree(timed);
+    }
+    f->fits = (f->peak != UINT64_MAX || layout_fits(f->iv.v, f->iv.n)) && mp_add_u64(f->peak, pad, &f->local);
+    f->split = f->local;
+    f->stack = 0;
+}
+
+/* The split form: the rest packed, a branch's escaping values stacked on
+ * top of it from an aligned split, live throughout. */
+static void pack_split(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) {
+    size_t n_all = f->iv.n;
+    f->iv.n = mp_opt_escapes_last(&c->g[gi], f->iv.v, f->iv.who, n_all);
+    pack_form(c, gi, f, pad, quick);
+    if (f->fits && n_all > f->iv.n) {
+        f->split = mp_align_up(f->local, c->o->alignment);
+        f->stack = mp_opt_stack_escapes(f->iv.v, f->iv.n, n_all, f->split,
+                                        (int32_t)c->prog->graphs[gi].n_nodes - 1);
+        f->fits = f->split >= f->local && mp_add_u64(f->split, f->stack, &f->local);
+    }
+    f->iv.n = n_all;
+}
+
+/* A branch with escaping values in b gets the split form; every other
+ * buffer the whole form, as before. */
+static void choose_form(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) {
+    const ograph *G = &c->g[gi];
+    bool escapes = false;
+    for (size_t k = 0; G->esc && k < f->iv.n && !escapes; k++) escapes = f->iv.who[k] >= 0 && G->esc[f->iv.who[k]];
+    if (escapes) pack_split(c, gi, f, pad, quick);
+    else pack_form(c, gi, f, pad, quick);
+}
+
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
@@ -318,21 +418,16 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
             return prc;
         }
     }
-    pk_stats st;
-    pk_item *timed = timed_items(G, g, &iv), *node_items = iv.v;
-    if (timed) iv.v = timed;
-    uint64_t peak = pack_items(c, &iv, quick, &st);
-    if (timed) { /* the offsets back onto the items in node units */
-        for (size_t k = 0; k < iv.n; k++) node_items[k].offset = timed[k].offset;
-        iv.v = node_items;
-        mp_xfree(timed);
-    }
-    if (c->o->exact) exact_note(c, g->name, b, peak, &st);
     uint64_t pad = own && G->xnnpack ? 64 : 0;
+    form f = {iv, 0, 0, 0, 0, {0}, false};
+    choose_form(c, gi, &f, pad, quick);
+    iv = f.iv;
+    if (c->o->exact) exact_note(c, g->name, b, f.peak, &f.st);
     int rc = MP_OK;
-    if ((peak == UINT64_MAX && !layout_fits(iv.v, iv.n)) || !mp_add_u64(peak, pad, &G->local[b]))
-        rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
-    if (c->tree) buffer_bounds(c, gi, b, &iv, pad, st.lower_bound, hot);
+    G->local[b] = f.local;
+    G->split[b] = f.split;
+    if (!f.fits) rc = mp_err_limit(c->err, "graph '%s': buffer %u would not fit in 64 bits", g->name, b);
+    if (c->tree) buffer_bounds(c, gi, b, &iv, pad, mp_sat_add_u64(f.st.lower_bound, f.stack), hot);
     G->full[b] = !quick;
     store_offsets(c, gi, b, &iv);
     mp_xfree(iv.v);
@@ -357,7 +452,10 @@ static void size_graph(octx *c, uint32_t gi) {
     G->base = mp_og_alloc(G, (nb + 1) * sizeof *G->base, true);
     G->lb = mp_og_alloc(G, (nb + 1) * sizeof *G->lb, true);
     G->hlb = mp_og_alloc(G, (nb + 1) * sizeof *G->hlb, true);
+    G->tlb = mp_og_alloc(G, (nb + 1) * sizeof *G->tlb, true);
     G->full = mp_og_alloc(G, nb + 1, true);
+    G->split = mp_og_alloc(G, (nb + 1) * sizeof *G->split, true);
+    G->ebase = mp_og_alloc(G, (nb + 1) * sizeof *G->ebase, true);
 }
 
 /* Rounds of re-layout a graph gets as its sub-graphs shrink. */
@@ -407,22 +505,47 @@ static int refine(octx *c, uint32_t gi, uint32_t b) {
  * sub-graphs (reserved for the parent's whole life, so their size always
  * counts) and --exact (which proves each buffer on its own) get full effort
  * everywhere.  Buffers are independent: each is a tree problem of its own. */
-static int layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
+static int layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort,
+                         const uint8_t *only) {
     int rc = MP_OK;
-    for (uint32_t k = 0; k < n; k++) size_graph(c, (uint32_t)order[k]);
     if (!c->tree || c->o->exact || effort == MP_OPT_FULL) {
         for (uint32_t k = 0; k < n && rc == MP_OK; k++)
-            for (uint32_t b = 1; b < c->g[order[k]].n_buf && rc == MP_OK; b++)
+            for (uint32_t b = 1; b < c->g[order[k]].n_buf && rc == MP_OK && (!only || only[order[k]]); b++)
                 rc = layout_buffer(c, (uint32_t)order[k], b, false, NULL);
         return rc;
     }
     /* the entry (graph 0, last in children-first order) has every buffer */
     for (uint32_t b = 1; b < c->g[0].n_buf && rc == MP_OK; b++) {
         for (uint32_t k = 0; k + 1 < n && rc == MP_OK; k++)
-            if (b < c->g[order[k]].n_buf) rc = layout_buffer(c, (uint32_t)order[k], b, true, NULL);
+            if (b < c->g[order[k]].n_buf && (!only || only[order[k]]))
+                rc = layout_buffer(c, (uint32_t)order[k], b, true, NULL);
         if (rc != MP_OK) break;
         rc = effort == MP_OPT_QUICK ? layout_buffer(c, 0, b, false, NULL) : refine(c, 0, b);
     }
+    return rc;
+}
+
+/* The graphs a split changes (children first in `order`): those with a
+ * marked branch (split.c) and every graph above one. */
+static uint8_t *split_graphs(const octx *c, const int32_t *order, uint32_t n) {
+    uint8_t *dirty = mp_xcalloc(c->prog->n_graphs + 1, 1);
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t gi = order[k];
+        const mp_graphdef *g = &c->prog->graphs[gi];
+        dirty[gi] |= c->g[gi].esc != NULL;
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            for (int s = 0; s < 2; s++)
+                if (g->nodes[i].sub[s] >= 0 && dirty[g->nodes[i].sub[s]]) dirty[gi] = 1;
+    }
+    return dirty;
+}
+
+int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
+    c->split = true;
+    (void)mp_opt_mark_escapes(c, order, n);
+    uint8_t *dirty = c->o->exact ? NULL : split_graphs(c, order, n); /* --exact: every note again */
+    int rc = layout_graphs(c, order, n, effort, dirty);
+    mp_xfree(dirty);
     return rc;
 }
 
@@ -437,8 +560,15 @@ static void place_bases(octx *c, const int32_t *order, uint32_t n) {
                 int32_t sg = g->nodes[i].sub[s];
                 if (sg < 0) continue;
                 ograph *S = &c->g[sg];
-                for (uint32_t b = 1; b < S->n_buf; b++)
-                    S->base[b] = c->tree && G->block[i] && b < G->n_buf ? G->base[b] + G->block[i][b] : 0;
+                bool at = c->tree && G->block[i];
+                for (uint32_t b = 1; b < S->n_buf; b++) {
+                    S->base[b] = at && b < G->n_buf ? G->base[b] + G->block[i][b] : 0;
+                    /* escaping values sit at loff >= split: their region's
+                     * start minus split, modulo 2^64 */
+                    S->ebase[b] = at && b < G->n_buf && mp_opt_node_splits(c, (uint32_t)gi, i)
+                                      ? G->base[b] + G->block[i][G->n_buf + 1 + b] - S->split[b]
+                                      : S->base[b];
+                }
             }
     }
 }
@@ -482,7 +612,12 @@ void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out) {
     for (size_t k = 0; k < n && k < 4; k++) {
         int32_t who = iv.v[k].start;
         if (who >= 0) mp_buf_printf(out, "%s %s %llu", k ? "," : ":", g->tensors[who].name, (unsigned long long)iv.v[k].size);
-        else if (who != INT32_MIN) mp_buf_printf(out, "%s sub-graphs of node %d %llu", k ? "," : ":", -who - 1, (unsigned long long)iv.v[k].size);
+        else if (who != INT32_MIN) {
+            bool esc;
+            uint32_t i = who_node(g, who, &esc);
+            mp_buf_printf(out, "%s %s of node %u %llu", k ? "," : ":", esc ? "results kept" : "sub-graphs", i,
+                          (unsigned long long)iv.v[k].size);
+        }
         else mp_buf_printf(out, "%s shared sub-graphs %llu", k ? "," : ":", (unsigned long long)iv.v[k].size);
     }
     if (n > 4) mp_buf_printf(out, " and %zu more", n - 4);
@@ -491,7 +626,9 @@ void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out) {
 }
 
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
-    return layout_graphs(c, order, n, effort);
+    for (uint32_t k = 0; k < n; k++) size_graph(c, (uint32_t)order[k]);
+    c->splittable = mp_opt_mark_escapes(c, order, n);
+    return layout_graphs(c, order, n, effort, NULL);
 }
 
 void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n) { place_bases(c, order, n); }

@@ -186,6 +186,10 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
     for (uint32_t b = 0; b < G->n_buf; b++) {
         devs[b] = b ? device_of(c, b) : (mp_device){MP_DEV_CPU, 0};
         bufs[b] = b && (G->local[b] || has[b]) ? G->base[b] + G->local[b] : 0;
+        if (b && G->esc && G->local[b] > G->split[b]) { /* two regions (split.c): the higher end */
+            uint64_t rest = G->base[b] + G->split[b], esc = G->ebase[b] + G->local[b];
+            bufs[b] = rest > esc ? rest : esc;
+        }
     }
     mp_xfree(has);
     mp_block_start(gp, c->prog, gi, bufs, devs, G->n_buf, G->n_specs, A);
@@ -199,7 +203,8 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
         int32_t r = G->family[t];
         uint32_t b = (uint32_t)G->bidx[t];
         if (obj[r] < 0) obj[r] = (int64_t)next[b]++;
-        mp_block_add(gp, g, (int32_t)t, b, (uint64_t)obj[r], G->base[b] + G->loff[t], G->asize[t],
+        uint64_t base = G->esc && G->esc[r] ? G->ebase[b] : G->base[b];
+        mp_block_add(gp, g, (int32_t)t, b, (uint64_t)obj[r], base + G->loff[t], G->asize[t],
                      &G->life);
     }
     mp_xfree(next);
@@ -230,7 +235,8 @@ static void free_ctx(octx *c) {
         mp_xfree(G->time);
         if (G->arena) continue; /* the rest freed with c->small */
         void *own[] = {G->planned, G->family, G->asize, G->bidx, G->loff, G->local, G->base, G->lb,
-                       G->hlb, G->full, G->buf_start, G->buf_specs, G->cf_nodes, G->slot};
+                       G->hlb, G->tlb, G->full, G->buf_start, G->buf_specs, G->cf_nodes, G->slot, G->esc,
+                       G->split, G->ebase};
         for (size_t k = 0; k < sizeof own / sizeof *own; k++) mp_xfree(own[k]);
         for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++)
             if (G->block[i]) mp_xfree(G->block[i]); /* few nodes have one */
@@ -289,6 +295,82 @@ static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_e
     return greedy;
 }
 
+/* Every buffer of the entry graph at its true bound (layout.c's tlb). */
+static bool at_true_bound(const octx *c) {
+    const ograph *G = &c->g[0];
+    for (uint32_t b = 1; b < G->n_buf; b++)
+        if (G->local[b] > G->tlb[b]) return false;
+    return true;
+}
+
+/* The context of one plan: the graphs reached, their lifetimes and what
+ * cond results keep, the buffer table, each graph prepared; *order: the
+ * graphs children first. */
+static int open_ctx(octx *c, const mp_program *prog, const mp_options *o, int32_t **order, uint32_t *n_order) {
+    uint32_t ng = prog->n_graphs;
+    c->pins = mp_pins_first(prog) >= 0;
+    c->reach = mp_xcalloc(ng + 1, sizeof *c->reach);
+    mp_graph_reachable(prog, c->reach);
+    c->map_body = mp_map_bodies(prog, c->reach);
+    c->g = mp_xcalloc(ng + 1, sizeof *c->g);
+    c->small = mp_arena_new();
+    const mp_life **lives = mp_xcalloc(ng + 1, sizeof *lives);
+    for (uint32_t gi = 0; gi < ng; gi++)
+        if (c->reach[gi]) {
+            mp_life_compute(&prog->graphs[gi], &c->g[gi].life);
+            mp_escape_compute(prog, &prog->graphs[gi], c->g[gi].life.end, &c->g[gi].keep);
+            c->g[gi].have_life = true;
+            lives[gi] = &c->g[gi].life;
+        }
+    mp_table_build(&c->table, prog, o, c->reach, c->map_body, lives);
+    mp_xfree(lives);
+    uint32_t depth;
+    *order = postorder(c, n_order, &depth);
+    int rc = MP_OK;
+    if (depth > MP_MAX_DEPTH)
+        rc = mp_err_set(c->err, MP_EPLAN, "control flow nested deeper than %d levels", MP_MAX_DEPTH);
+    if (rc == MP_OK) rc = mp_escape_check(prog, c->reach, c->err); /* as the reference refuses */
+    for (uint32_t k = 0; k < *n_order && rc == MP_OK; k++) {
+        rc = prepare(c, (uint32_t)(*order)[k]);
+        c->total_items += c->g[(*order)[k]].n_specs + prog->graphs[(*order)[k]].n_nodes;
+        c->total_specs += c->g[(*order)[k]].n_specs;
+    }
+    c->tree = mp_graphs_tree(prog, c->reach);
+    c->work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
+    return rc;
+}
+
+/* The plan of c's layout as it stands. */
+static mp_plan *plan_of(octx *c, const int32_t *order, uint32_t n) {
+    mp_opt_place_bases(c, order, n);
+    if (c->o->exact) mp_opt_exact_status(c);
+    return build_plan(c);
+}
+
+/* Split cond blocks (split.c), where one can split and the plan of whole
+ * blocks is not at its true bound; the smaller plan kept, the whole
+ * blocks' on a tie.  Split blocks free all of a branch's memory but its
+ * results after the cond, at the cost of keeping those apart in the
+ * branch, which is more where they shared bytes with the rest.  Not with
+ * a memory map: its spill moved tensors between banks. */
+static mp_plan *try_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, mp_plan *whole) {
+    if (!c->splittable || c->o->banks.n || at_true_bound(c)) return whole;
+    c->notes.len = 0; /* --exact's notes and counts: the split layout's */
+    memset(c->exact_outcomes, 0, sizeof c->exact_outcomes);
+    c->exact_best = c->exact_bound = 0;
+    if (mp_opt_layout_split(c, order, n, effort) != MP_OK) { /* past 64 bits: the whole blocks' */
+        mp_err_clear(c->err);
+        return whole;
+    }
+    mp_plan *split = plan_of(c, order, n);
+    if (mp_plan_total_bytes(split) < mp_plan_total_bytes(whole)) {
+        mp_plan_free(whole);
+        return split;
+    }
+    mp_plan_free(split);
+    return whole;
+}
+
 /* The program planned by opt's driver: every buffer laid out by `pack`
  * (NULL: opt's own packer, with `effort`).  NULL with err set when the
  * program cannot be planned. */
@@ -296,47 +378,14 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
                       pk_packer pack, const char *algo_name, mp_err *err) {
     mp_err_clear(err);
     if (mp_check_alignment(o->alignment, err)) return NULL;
-    uint32_t ng = prog->n_graphs;
-    octx c = {0};
-    c.prog = prog;
-    c.o = o;
-    c.err = err;
-    c.pack = pack;
-    c.algo_name = algo_name;
-    c.pins = mp_pins_first(prog) >= 0;
-    c.reach = mp_xcalloc(ng + 1, sizeof *c.reach);
-    mp_graph_reachable(prog, c.reach);
-    c.map_body = mp_map_bodies(prog, c.reach);
-    c.g = mp_xcalloc(ng + 1, sizeof *c.g);
-    c.small = mp_arena_new();
-    const mp_life **lives = mp_xcalloc(ng + 1, sizeof *lives);
-    for (uint32_t gi = 0; gi < ng; gi++)
-        if (c.reach[gi]) {
-            mp_life_compute(&prog->graphs[gi], &c.g[gi].life);
-            mp_escape_compute(prog, &prog->graphs[gi], c.g[gi].life.end, &c.g[gi].keep);
-            c.g[gi].have_life = true;
-            lives[gi] = &c.g[gi].life;
-        }
-    mp_table_build(&c.table, prog, o, c.reach, c.map_body, lives);
-    mp_xfree(lives);
-    uint32_t n_order, depth;
-    int32_t *order = postorder(&c, &n_order, &depth);
-    int rc = MP_OK;
-    if (depth > MP_MAX_DEPTH)
-        rc = mp_err_set(err, MP_EPLAN, "control flow nested deeper than %d levels", MP_MAX_DEPTH);
-    if (rc == MP_OK) rc = mp_escape_check(prog, c.reach, err); /* as the reference refuses */
-    for (uint32_t k = 0; k < n_order && rc == MP_OK; k++) {
-        rc = prepare(&c, (uint32_t)order[k]);
-        c.total_items += c.g[order[k]].n_specs + prog->graphs[order[k]].n_nodes;
-        c.total_specs += c.g[order[k]].n_specs;
-    }
-    c.tree = mp_graphs_tree(prog, c.reach);
-    c.work_total = (uint64_t)o->budget_ms * PK_WORK_PER_MS;
+    octx c = {.prog = prog, .o = o, .err = err, .pack = pack, .algo_name = algo_name};
+    int32_t *order = NULL;
+    uint32_t n_order = 0;
+    int rc = open_ctx(&c, prog, o, &order, &n_order);
     if (rc == MP_OK) rc = mp_opt_layout_program(&c, order, n_order, effort);
     if (rc == MP_OK && o->banks.n) rc = mp_opt_spill(&c); /* a memory map: fill and spill */
-    if (rc == MP_OK) mp_opt_place_bases(&c, order, n_order);
-    if (rc == MP_OK && o->exact) mp_opt_exact_status(&c);
-    mp_plan *plan = rc == MP_OK ? build_plan(&c) : NULL;
+    mp_plan *plan = rc == MP_OK ? plan_of(&c, order, n_order) : NULL;
+    if (plan) plan = try_split(&c, order, n_order, effort, plan);
     mp_xfree(order);
     free_ctx(&c);
     return plan;

@@ -23,10 +23,20 @@ typedef struct ograph {
     uint64_t *base;   /* per buffer: where the graph's region starts */
     uint64_t *lb;     /* per buffer: live-bytes bound of the last layout */
     uint64_t *hlb;    /* per buffer: the bound with every sub-graph at its own */
+    uint64_t *tlb;    /* per buffer: that with each cond block live at its node alone */
     uint8_t *full;    /* per buffer: laid out with full effort */
     uint32_t n_buf;
     bool xnnpack;     /* a delegate to XNNPACK: its buffers get 64 bytes of padding */
-    uint64_t **block; /* per node: per buffer offset of its sub-graph item */
+    /* per node: per buffer offset of its sub-graph item, b in [0, n_buf];
+     * of a split block (split.c) the rest's, then the escaping values' at
+     * [n_buf + 1 + b] */
+    uint64_t **block;
+    /* a branch of a split block (split.c), else NULL: per tensor, 1 for an
+     * in-place family root whose bytes a cond result keeps after the cond,
+     * laid out from split[b] up, apart from the rest, at ebase[b] + loff */
+    uint8_t *esc;
+    uint64_t *split;  /* per buffer: where those values start (local if none) */
+    uint64_t *ebase;  /* per buffer: their region's base, as base is the rest's */
     /* specs by buffer (buf_specs[buf_start[b] .. buf_start[b + 1]), b below
      * n_own_buf) and the nodes that run sub-graphs: a buffer's layout then
      * costs what it holds, not the graph's size (10^5 devices) */
@@ -75,11 +85,16 @@ typedef struct octx {
     pk_packer pack;         /* a peer's packer for every buffer; NULL: opt's */
     bool pins;              /* the entry graph pins a tensor (at=) */
     mp_arena *small;        /* the arrays of small graphs (ograph.arena) */
+    bool split;             /* cond blocks split where they can (split.c) */
+    bool splittable;        /* some cond block could split */
 } octx;
 
 /* Lay out every buffer of the reachable graphs (children first in
  * `order`). */
 int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
+/* Then, where some cond block can split, again with split blocks
+ * (split.c): the graphs that changes laid out again, the rest kept. */
+int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
 /* Then place the sub-graph regions (after any spill between banks). */
 void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n);
 /* G's specs by buffer (buf_start, buf_specs: a counting sort, spec order
@@ -93,6 +108,18 @@ void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out);
 /* The memory map (banks.c): the entry graph's tensors without a pool of
  * their own spilled from each full bank to the next; after the layout. */
 int mp_opt_spill(octx *c);
+/* split.c: whether some cond's block can split; with c->split, the
+ * branches whose blocks split are marked (before any layout). */
+bool mp_opt_mark_escapes(octx *c, const int32_t *order, uint32_t n);
+/* Whether control-flow node i of graph gi has a split block (its
+ * branches were marked). */
+bool mp_opt_node_splits(const octx *c, uint32_t gi, uint32_t i);
+/* The escaping values' items of a branch moved after the rest (order kept
+ * in each part, who along); returns how many items are the rest. */
+size_t mp_opt_escapes_last(const ograph *G, pk_item *v, int32_t *who, size_t n);
+/* Items v[from, n) stacked from `at` up, live over nodes 0..last; returns
+ * the bytes they take (saturating). */
+uint64_t mp_opt_stack_escapes(pk_item *v, size_t from, size_t n, uint64_t at, int32_t last);
 /* --exact's closing status line, appended to the notes. */
 void mp_opt_exact_status(octx *c);
 
