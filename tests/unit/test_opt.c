@@ -670,7 +670,7 @@ Test(opt, dense_conflict_graphs_pack_validly) {
 
 /* A cond whose small result is used after it, while a tensor as large as
  * the branch's temporary is live: kept whole until the result's last use
- * (1.6.6, and greedy), the branch's block sits beside that tensor, twice
+ * (up to 1.6.6, and greedy), the branch's block sits beside that tensor, twice
  * the bound; split (opt/split.c), only the result's 64 bytes stay and the
  * tensor takes the branch's bytes: the plan is at the bound. */
 static const char SPLIT_GRAPH[] =
