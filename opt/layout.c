@@ -11,13 +11,13 @@
 /* Which part of a node's sub-graph block an item is (split.c). */
 enum part { WHOLE, REST, ESCAPES };
 
-/* Bytes the sub-graphs of node `n` need in buffer b for `part` (0 when
- * none): as laid out, or (bound) at their lower bounds.  A branch's
- * escaping values take local - split bytes, for its whole life, so they
- * are in its bound too. */
 /* What a sub-graph's size is read as: as laid out, its bound with its own
  * sub-graphs at theirs (hlb), its true bound (tlb). */
 enum need { LAID, HLB, TLB };
+
+/* Bytes the sub-graphs of node `n` need in buffer b for `part` (0 when
+ * none), read as `bound` says.  A branch's escaping values take local -
+ * split bytes, for its whole life, so they are in its bounds too. */
 
 static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b, enum need bound, enum part part) {
     uint64_t need = 0;
@@ -74,9 +74,9 @@ static bool layout_fits(const pk_item *items, size_t n) {
 /* The live-bytes bounds of a buffer's items: lb with the sub-graph items
  * as laid out, hlb with each at its sub-graph's own bound (no layout of
  * the sub-graphs can do better), tlb with each at its sub-graph's tlb and
- * live at its node alone (no layout of cond blocks either: the whole
- * blocks' plan at tlb is optimal, opt.c's drive); `hot` marks the nodes whose sub-graph
- * item is live where lb is reached (shrinking it may lower the bound).
+ * live at its node alone (nor can splitting cond blocks: a plan at tlb is
+ * optimal, opt.c's try_split); `hot` marks the nodes whose sub-graph item
+ * is live where lb is reached (shrinking it may lower the bound).
  * Sums past 64 bits give no bound: hlb 0 and every node hot. */
 static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *iv, uint64_t pad,
                           uint64_t lower, uint8_t *hot) {
@@ -346,10 +346,10 @@ static int check_pins(const octx *c, const itemv *iv) {
     return rc;
 }
 
-/* One form of a buffer's layout (split.c): its items, packed; the bytes
- * from the graph's base; where the escaping values start (local when
- * there are none) and the bytes they take; the packer's peak and stats; whether it fits in
- * 64 bits. */
+/* A buffer's layout: its items, packed; the bytes from the graph's base;
+ * where a branch's escaping values start (split.c; local when there are
+ * none) and the bytes they take; the packer's peak and stats; whether it
+ * fits in 64 bits. */
 typedef struct form {
     itemv iv;
     uint64_t local, split, stack, peak;
