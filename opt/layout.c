@@ -376,7 +376,8 @@ static void pack_form(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) {
 }
 
 /* The split form: the rest packed, a branch's escaping values stacked on
- * top of it from an aligned split, live throughout. */
+ * top of it from an aligned split, live throughout (the whole form, as
+ * before, where b holds none of them). */
 static void pack_split(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) {
     size_t n_all = f->iv.n;
     f->iv.n = mp_opt_escapes_last(&c->g[gi], f->iv.v, f->iv.who, n_all);
@@ -388,16 +389,6 @@ static void pack_split(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) 
         f->fits = f->split >= f->local && mp_add_u64(f->split, f->stack, &f->local);
     }
     f->iv.n = n_all;
-}
-
-/* A branch with escaping values in b gets the split form; every other
- * buffer the whole form, as before. */
-static void choose_form(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) {
-    const ograph *G = &c->g[gi];
-    bool escapes = false;
-    for (size_t k = 0; G->esc && k < f->iv.n && !escapes; k++) escapes = f->iv.who[k] >= 0 && G->esc[f->iv.who[k]];
-    if (escapes) pack_split(c, gi, f, pad, quick);
-    else pack_form(c, gi, f, pad, quick);
 }
 
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
@@ -420,7 +411,8 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
     }
     uint64_t pad = own && G->xnnpack ? 64 : 0;
     form f = {iv, 0, 0, 0, 0, {0}, false};
-    choose_form(c, gi, &f, pad, quick);
+    if (G->esc) pack_split(c, gi, &f, pad, quick);
+    else pack_form(c, gi, &f, pad, quick);
     iv = f.iv;
     if (c->o->exact) exact_note(c, g->name, b, f.peak, &f.st);
     int rc = MP_OK;
