@@ -629,17 +629,18 @@ static void squeeze_take(pk *k, squeeze *z, const uint64_t *off) {
 /* Iterated greedy: move an item of the chain under the peak earlier in the
  * order, lay out again, keep the move when the peak does not grow.  Stops
  * at the lower bound or when the budget is spent. */
-static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint64_t peak,
-                        uint64_t lower, uint64_t budget, uint64_t *best_off, uint32_t *support, squeeze *z) {
+static uint64_t improve(pk *k, bool bottom, bool best_fit, uint32_t *order, uint64_t peak, uint64_t lower,
+                        uint64_t budget, uint64_t cost, uint64_t *best_off, uint32_t *support, squeeze *z) {
     uint32_t n = k->n;
     if (n < 2) return peak;
     uint32_t *cand = mp_xmalloc((n + 1) * sizeof *cand), *pos = mp_xmalloc((n + 1) * sizeof *pos);
     uint32_t *crit = mp_xmalloc((n + 1) * sizeof *crit), *rank = mp_xmalloc((n + 1) * sizeof *rank);
     uint32_t *sup2 = mp_xmalloc((n + 1) * sizeof *sup2);
     uint64_t seed = 0x6d656d706c616eull ^ n, start = k->work;
-    /* a first-fit relayout visits every conflict pair: when one does not
-     * fit in the budget, none is tried (dense buffers in big programs) */
-    if (!bottom && 2 * k->pairs + n > budget) budget = 0;
+    /* a first-fit relayout visits every conflict pair, a bottom-up one
+     * costs what the construction's run did: when one does not fit in the
+     * budget, none is tried (dense buffers in big programs) */
+    if (bottom ? cost > budget : 2 * k->pairs + n > budget) budget = 0;
     while (peak > lower && k->work - start < budget) {
         uint32_t nc;
         if (bottom) {
@@ -714,13 +715,15 @@ typedef struct best {
     bool kept; /* a layout is in off (every one may peak at UINT64_MAX) */
     bool bottom, best_fit;
     uint32_t heuristic;
+    uint64_t cost; /* the work of the bottom-up run that made it */
     uint64_t *off;
     uint32_t *order, *support;
 } best;
 
-static void keep(pk *k, best *b, uint64_t got, bool bottom, bool best_fit, uint32_t h,
+/* True when the layout in k->off is the best so far (then kept in b). */
+static bool keep(pk *k, best *b, uint64_t got, bool bottom, bool best_fit, uint32_t h,
                  const uint32_t *order, const uint32_t *support) {
-    if (b->kept && got >= b->peak) return;
+    if (b->kept && got >= b->peak) return false;
     b->kept = true;
     b->peak = got;
     b->bottom = bottom;
@@ -729,6 +732,7 @@ static void keep(pk *k, best *b, uint64_t got, bool bottom, bool best_fit, uint3
     memcpy(b->off, k->off, k->n * sizeof *b->off);
     memcpy(b->order, order, k->n * sizeof *b->order);
     if (support) memcpy(b->support, support, k->n * sizeof *b->support);
+    return true;
 }
 
 /* ------------------------------------------------------- universal items */
@@ -887,8 +891,8 @@ static void run_construction(pk *k, best *b, solve *v, int c) {
     if (x->bottom_up) {
         letter_order(k, x->keys, v->order);
         for (uint32_t q = 0; q < k->n; q++) v->rank[v->order[q]] = q;
-        keep(k, b, bottom_up(k, v->rank, k->off, v->support), true, false, (uint32_t)c, v->order,
-             v->support);
+        uint64_t work = k->work, got = bottom_up(k, v->rank, k->off, v->support);
+        if (keep(k, b, got, true, false, (uint32_t)c, v->order, v->support)) b->cost = k->work - work;
     } else {
         ensure_conflicts(k);
         make_order(k, x->ff_order, v->order);
@@ -941,7 +945,8 @@ static uint64_t refine_best(pk *k, best *b, solve *v, const pk_params *prm) {
     }
     b->first = z.peak < peak ? z.peak : peak;
     if (more && (v->adj || b->bottom) && z.peak > k->lower)
-        peak = improve(k, b->bottom, b->best_fit, b->order, peak, k->lower, prm->work, b->off, b->support, &z);
+        peak = improve(k, b->bottom, b->best_fit, b->order, peak, k->lower, prm->work, b->cost, b->off,
+                       b->support, &z);
     if (z.peak < peak) {
         peak = z.peak;
         memcpy(b->off, z.off, k->n * sizeof *b->off);

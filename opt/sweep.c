@@ -91,9 +91,17 @@ static int32_t new_node(gaps *g, uint64_t off, uint64_t len) {
 
 static void path_push(gaps *g, int32_t x) { MP_VEC_PUSH(g->path, g->np, g->path_cap, x); }
 
-/* The subtree max_len along the path, bottom up. */
-static void repull_path(gaps *g) {
-    for (uint32_t k = g->np; k-- > 0;) pull(g, g->path[k]);
+/* The subtree max_len along the path, from the node at depth d (the only
+ * one whose gap or children changed) up.  A node's max_len depends on its
+ * own gap and its children's max_len alone, so once one comes out as it
+ * was, the nodes above it are right already: most changes stop within a
+ * level or two instead of climbing to the root. */
+static void repull_path(gaps *g, uint32_t d) {
+    for (uint32_t k = d + 1; k-- > 0;) {
+        uint64_t was = g->v[g->path[k]].max_len;
+        pull(g, g->path[k]);
+        if (g->v[g->path[k]].max_len == was) return;
+    }
 }
 
 /* Unlink the last node of the path (its subtree's root is *root): its
@@ -110,7 +118,7 @@ static void remove_last(gaps *g, int32_t *root) {
     }
     g->v[x].l = g->free_list;
     g->free_list = x;
-    repull_path(g);
+    if (g->np) repull_path(g, g->np - 1);
 }
 
 /* Take `need` bytes from the lowest-offset gap that has them: its offset,
@@ -131,7 +139,7 @@ static uint64_t take_first_fit(gaps *g, uint64_t need) {
     if (g->v[x].len > need) {
         g->v[x].off += need;
         g->v[x].len -= need;
-        repull_path(g);
+        repull_path(g, g->np - 1);
     } else {
         remove_last(g, &g->root);
     }
@@ -163,7 +171,7 @@ static void insert_gap(gaps *g, uint64_t off, uint64_t len) {
         else p->r = x;
     }
     g->np = d;
-    repull_path(g);
+    if (d) repull_path(g, d - 1);
 }
 
 /* Free [off, off+len): coalesce with the gaps around it, or lower the top.
@@ -183,18 +191,18 @@ static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
     bool join_b = b >= 0 && g->v[b].off + g->v[b].len == off, join_a = a >= 0 && g->v[a].off == off + len;
     if (join_b && join_a) { /* one gap from below's start to above's end */
         g->v[b].len += len + g->v[a].len;
-        repull_path(g); /* the path stays: remove_at cuts it at `above` */
+        repull_path(g, below); /* the path stays: remove_at cuts it at `above` */
         remove_at(g, above);
     } else if (join_b && off + len == *top) { /* the gap below joins the top */
         *top = g->v[b].off;
         remove_at(g, below);
     } else if (join_b) {
         g->v[b].len += len;
-        repull_path(g);
+        repull_path(g, below);
     } else if (join_a) {
         g->v[a].off = off;
         g->v[a].len += len;
-        repull_path(g);
+        repull_path(g, above);
     } else if (off + len == *top) {
         *top = off;
     } else {
