@@ -68,8 +68,9 @@ static bool escape_pass(const mp_program *prog, const mp_graphdef *g, mp_escape 
 
 void mp_escape_compute(const mp_program *prog, const mp_graphdef *g, const int32_t *end,
                        mp_escape *E) {
-    E->tensor_end = mp_xmalloc((g->n_tensors + 1) * sizeof *E->tensor_end);
-    E->node_end = mp_xmalloc((g->n_nodes + 1) * sizeof *E->node_end);
+    /* one block: a program of many small sub-graphs computes one per graph */
+    E->tensor_end = mp_xmalloc(((size_t)g->n_tensors + g->n_nodes + 2) * sizeof *E->tensor_end);
+    E->node_end = E->tensor_end + g->n_tensors + 1;
     for (uint32_t t = 0; t < g->n_tensors; t++) E->tensor_end[t] = end[t];
     /* to a fixed point: a node may name a tensor before the node that
      * makes it, so an earlier cond may extend a later one's result; each
@@ -81,8 +82,7 @@ void mp_escape_compute(const mp_program *prog, const mp_graphdef *g, const int32
 }
 
 void mp_escape_free(mp_escape *E) {
-    mp_xfree(E->tensor_end);
-    mp_xfree(E->node_end);
+    mp_xfree(E->tensor_end); /* and node_end, in its block */
     E->tensor_end = E->node_end = NULL;
 }
 

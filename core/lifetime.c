@@ -22,14 +22,19 @@ static void touch(mp_life *L, int32_t t, int32_t idx, bool placeholder,
 void mp_life_compute(const mp_graphdef *g, mp_life *L) {
     uint32_t n = g->n_tensors;
     const mp_tensor *ts = g->tensors;
-    L->start = mp_xmalloc((n + 1) * sizeof *L->start);
-    L->end = mp_xmalloc((n + 1) * sizeof *L->end);
-    L->is_input = mp_xcalloc(n + 1, 1);
-    L->is_output = mp_xcalloc(n + 1, 1);
-    L->is_placeholder = mp_xcalloc(n + 1, 1);
-    L->order = mp_xmalloc((n + 1) * sizeof *L->order);
+    /* one block (start, end and order, then four byte arrays, the last
+     * scratch): a program of many small sub-graphs computes one per graph */
+    size_t m = (size_t)n + 1;
+    int32_t *block = mp_xmalloc(3 * m * sizeof *block + 4 * m);
+    L->start = block;
+    L->end = block + m;
+    L->order = block + 2 * m;
+    L->is_input = (uint8_t *)(block + 3 * m);
+    L->is_output = L->is_input + m;
+    L->is_placeholder = L->is_output + m;
+    uint8_t *seen = L->is_placeholder + m;
+    memset(L->is_input, 0, 4 * m);
     L->n_order = 0;
-    uint8_t *seen = mp_xcalloc(n + 1, 1);
     for (uint32_t i = 0; i < n; i++) L->start[i] = L->end[i] = -1;
     int32_t last = (int32_t)g->n_nodes - 1;
     for (uint32_t i = 0; i < g->n_nodes; i++) {
@@ -56,16 +61,10 @@ void mp_life_compute(const mp_graphdef *g, mp_life *L) {
         for (uint32_t k = 0; k < nd->n_in; k++)
             touch(L, ts[nd->in[k]].root, (int32_t)i, ph, false, last);
     }
-    mp_xfree(seen);
 }
 
 void mp_life_free(mp_life *L) {
-    mp_xfree(L->start);
-    mp_xfree(L->end);
-    mp_xfree(L->is_input);
-    mp_xfree(L->is_output);
-    mp_xfree(L->is_placeholder);
-    mp_xfree(L->order);
+    mp_xfree(L->start); /* the block of every array */
     memset(L, 0, sizeof *L);
 }
 

@@ -102,8 +102,9 @@ bool mp_inplace_cut(const mp_graphdef *g, int32_t t, bool per_device) {
  * then take the end found (-1 for a cycle), so a chain of n in-place
  * tensors costs O(n), not O(n^2). */
 void mp_chain_ends(const int32_t *next, uint32_t n, int32_t *end) {
-    uint32_t *path = mp_xmalloc((n + 1) * sizeof *path);
-    uint8_t *state = mp_xcalloc(n + 1, 1); /* 0 new, 1 on the current walk, 2 done */
+    uint32_t *path = mp_xmalloc((n + 1) * (sizeof *path + 1)); /* and the states, in one block */
+    uint8_t *state = (uint8_t *)(path + n + 1); /* 0 new, 1 on the current walk, 2 done */
+    memset(state, 0, n + 1);
     for (uint32_t i0 = 0; i0 < n; i0++) {
         uint32_t len = 0, i = i0;
         while (state[i] == 0) {
@@ -119,12 +120,18 @@ void mp_chain_ends(const int32_t *next, uint32_t n, int32_t *end) {
         for (uint32_t k = 0; k < len; k++) end[path[k]] = e, state[path[k]] = 2;
     }
     mp_xfree(path);
-    mp_xfree(state);
 }
 
 int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device) {
     uint32_t n = g->n_tensors;
-    int32_t *next = mp_xmalloc((n + 1) * sizeof *next), *root = mp_xmalloc((n + 1) * sizeof *root);
+    int32_t *root = mp_xmalloc((n + 1) * sizeof *root);
+    bool any = false;
+    for (uint32_t t = 0; t < n; t++) {
+        root[t] = (int32_t)t;
+        any |= g->tensors[t].inplace_base >= 0;
+    }
+    if (!any) return root; /* no chains: each tensor its own root (most small graphs) */
+    int32_t *next = mp_xmalloc((n + 1) * sizeof *next);
     for (uint32_t t = 0; t < n; t++) {
         const mp_tensor *x = &g->tensors[t];
         next[t] = x->inplace_base < 0 || mp_inplace_cut(g, (int32_t)t, per_device)

@@ -31,8 +31,10 @@ static bool live_peak_dense(const pk_item *items, uint32_t n, uint64_t *out, int
     }
     uint64_t range = (uint64_t)((int64_t)hi - lo) + 2;
     if (range > 4 * (uint64_t)n + 1024) return false;
-    /* sums wrap alike in both directions, so the running total is exact */
-    uint64_t *d = mp_xcalloc(range, sizeof *d), live = 0, best = 0;
+    /* sums wrap alike in both directions, so the running total is exact;
+     * a short range (a small sub-graph's) on the stack */
+    uint64_t small[64] = {0};
+    uint64_t *d = range <= 64 ? small : mp_xcalloc(range, sizeof *d), live = 0, best = 0;
     int32_t best_at = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (!items[i].size) continue;
@@ -43,7 +45,7 @@ static bool live_peak_dense(const pk_item *items, uint32_t n, uint64_t *out, int
         live += d[t];
         if (live > best) best = live, best_at = (int32_t)(lo + (int64_t)t);
     }
-    mp_xfree(d);
+    if (d != small) mp_xfree(d);
     *out = best, *at = best_at;
     return true;
 }

@@ -179,9 +179,12 @@ static mp_device device_of(const octx *c, uint32_t b) {
 static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *A) {
     const ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    uint64_t *bufs = mp_xcalloc(G->n_buf + 1, sizeof *bufs);
-    mp_device *devs = mp_xcalloc(G->n_buf + 1, sizeof *devs);
-    uint8_t *has = mp_xcalloc(G->n_buf + 1, 1); /* zero-size tensors count too */
+    /* bufs, next (after mp_block_start), devs and has in one block: a
+     * program of many small sub-graphs fills one per graph, twice */
+    size_t nb = (size_t)G->n_buf + 1;
+    uint64_t *bufs = mp_xcalloc(1, nb * (2 * sizeof *bufs + sizeof(mp_device) + 1)), *next = bufs + nb;
+    mp_device *devs = (mp_device *)(void *)(next + nb);
+    uint8_t *has = (uint8_t *)(devs + nb); /* zero-size tensors count too */
     for (uint32_t i = 0; i < G->n_specs; i++) has[G->bidx[G->specs[i]]] = 1;
     for (uint32_t b = 0; b < G->n_buf; b++) {
         devs[b] = b ? device_of(c, b) : (mp_device){MP_DEV_CPU, 0};
@@ -191,11 +194,7 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
             bufs[b] = rest > esc ? rest : esc;
         }
     }
-    mp_xfree(has);
     mp_block_start(gp, c->prog, gi, bufs, devs, G->n_buf, G->n_specs, A);
-    mp_xfree(bufs);
-    mp_xfree(devs);
-    uint64_t *next = mp_xcalloc(G->n_buf + 1, sizeof *next);
     int64_t *obj = mp_xmalloc((g->n_tensors + 1) * sizeof *obj);
     for (uint32_t t = 0; t < g->n_tensors; t++) obj[t] = -1;
     for (uint32_t t = 0; t < g->n_tensors; t++) {
@@ -207,7 +206,7 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
         mp_block_add(gp, g, (int32_t)t, b, (uint64_t)obj[r], base + G->loff[t], G->asize[t],
                      &G->life);
     }
-    mp_xfree(next);
+    mp_xfree(bufs);
     mp_xfree(obj);
     mp_add_frees(g, &G->life, gp, A);
 }

@@ -774,19 +774,38 @@ static uint64_t peel_universal(const pk_item *items, uint32_t n, bool *uni, uint
 
 static uint64_t solve_rest(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st);
 
+/* solve_rest's answer for no items, without its allocations: a program of
+ * many small sub-graphs (the `deep` profile: 333,000 graphs of 3 tensors)
+ * solves hundreds of thousands of buffers whose items are all universal.
+ * Its stats are what the constructions would leave: the first one (the
+ * sweep in a quick layout) at the bound 0. */
+static uint64_t solve_none(const pk_params *prm, pk_stats *st) {
+    memset(st, 0, sizeof *st);
+    st->heuristic = prm->quick ? 99 : 0;
+    st->outcome = prm->exact && !prm->quick ? PK_X_AT_BOUND : PK_X_NOT_ASKED;
+    st->optimal = true;
+    return 0;
+}
+
+/* Items few enough for the marks and the saved universal items to live on
+ * the stack: most buffers of a program of many small sub-graphs. */
+#define PK_SMALL 16
+
 uint64_t mp_pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats *st) {
-    bool *uni = mp_xcalloc(n + 1, 1);
+    bool small_uni[PK_SMALL + 1] = {false};
+    bool *uni = n <= PK_SMALL ? small_uni : mp_xcalloc(n + 1, 1);
     uint32_t n_uni;
     uint64_t base = peel_universal(items, n, uni, &n_uni);
     if (!n_uni) {
-        mp_xfree(uni);
+        if (uni != small_uni) mp_xfree(uni);
         return solve_rest(items, n, prm, st);
     }
     /* the universal items stacked at the bottom in input order, the rest
      * laid out above them.  The rest are moved to the front in place (the
      * universal ones saved aside), then put back: a copy of the rest was
      * 0.25 GB at the plan's peak at 10^7 tensors. */
-    pk_item *saved = mp_xmalloc((n_uni + 1) * sizeof *saved);
+    pk_item small_saved[PK_SMALL + 1];
+    pk_item *saved = n_uni <= PK_SMALL ? small_saved : mp_xmalloc((n_uni + 1) * sizeof *saved);
     uint32_t m = 0, u = 0;
     uint64_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -798,7 +817,7 @@ uint64_t mp_pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats 
             items[m++] = items[i]; /* m <= i: forward, nothing overwritten unread */
         }
     }
-    uint64_t peak = solve_rest(items, m, prm, st);
+    uint64_t peak = m ? solve_rest(items, m, prm, st) : solve_none(prm, st);
     for (uint32_t i = n; i-- > 0;) { /* backward: the rest's slot m - 1 <= i */
         if (uni[i]) {
             items[i] = saved[--u];
@@ -812,8 +831,8 @@ uint64_t mp_pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats 
     st->proved_bound = mp_sat_add_u64(st->proved_bound, base);
     st->lower_bound = mp_pk_lower_bound(items, n);
     if (peak == st->lower_bound) st->optimal = true;
-    mp_xfree(saved);
-    mp_xfree(uni);
+    if (saved != small_saved) mp_xfree(saved);
+    if (uni != small_uni) mp_xfree(uni);
     return peak;
 }
 
