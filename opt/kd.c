@@ -127,6 +127,27 @@ static void pull(kd *k, uint32_t x) {
     }
 }
 
+/* pull for a change of keys alone (raise_in, apply): which points are
+ * alive, their boxes and ranks stay, so only the smallest and largest
+ * keys are recomputed; the same values pull would give. */
+static void pull_keys(kd *k, uint32_t x) {
+    knode *a = &k->t[x];
+    uint32_t p = k->pt[x];
+    if (!k->dead[p]) {
+        a->min = (kkey){k->key[p], k->rank[p], p};
+        a->max = k->key[p];
+    } else {
+        a->min = (kkey){UINT64_MAX, UINT32_MAX, UINT32_MAX};
+        a->max = 0;
+    }
+    for (uint32_t c = 2 * x; c <= 2 * x + 1; c++) {
+        if (!has(k, c) || !k->t[c].alive) continue;
+        const knode *b = &k->t[c];
+        if (key_less(b->min, a->min)) a->min = b->min;
+        if (b->max > a->max) a->max = b->max;
+    }
+}
+
 static void apply(kd *k, uint32_t x, uint64_t v, uint32_t who);
 
 static void push(kd *k, uint32_t x) {
@@ -160,7 +181,7 @@ static void apply(kd *k, uint32_t x, uint64_t v, uint32_t who) {
     if (!k->dead[p] && k->key[p] < v) k->key[p] = v, k->who[p] = who;
     for (uint32_t c = 2 * x; c <= 2 * x + 1; c++)
         if (has(k, c)) apply(k, c, v, who);
-    pull(k, x);
+    pull_keys(k, x);
 }
 
 /* key = max(key, v) for alive points with start <= e and end >= s. */
@@ -179,7 +200,7 @@ static void raise_in(kd *k, uint32_t x, int32_t s, int32_t e, uint64_t v, uint32
     if (!k->dead[p] && k->s[p] <= e && k->e[p] >= s && k->key[p] < v) k->key[p] = v, k->who[p] = who;
     raise_in(k, 2 * x, s, e, v, who);
     raise_in(k, 2 * x + 1, s, e, v, who);
-    pull(k, x);
+    pull_keys(k, x);
 }
 
 kd *mp_kd_new(const int32_t *s, const int32_t *e, const uint32_t *rank, uint32_t n) {
