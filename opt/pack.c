@@ -385,7 +385,60 @@ static uint32_t find_point(const int32_t *pts, uint32_t n, int32_t t) {
  * "breadth" of its busiest node).  Live bytes only change at starts and
  * ends, so the sweep runs over those points alone, and a sparse table
  * answers each item's range maximum: O(n log n) whatever the node count. */
+/* The sparse table of live bytes over `m` consecutive slots (slot t: live
+ * bytes on it), each item's maximum over slots a(i) .. b(i) into out. */
+static void range_max(uint64_t *live, uint32_t m, uint32_t n, const uint32_t *a, const uint32_t *b,
+                      uint64_t *out) {
+    uint32_t levels = 1;
+    while ((1u << levels) <= m) levels++;
+    uint64_t **tab = mp_xmalloc(levels * sizeof *tab);
+    tab[0] = live;
+    for (uint32_t l = 1; l < levels; l++) {
+        tab[l] = mp_xmalloc(((size_t)m + 1) * sizeof **tab);
+        for (uint32_t t = 0; t + (1u << l) <= m; t++) {
+            uint64_t x = tab[l - 1][t], y = tab[l - 1][t + (1u << (l - 1))];
+            tab[l][t] = x > y ? x : y;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t l = 0;
+        while ((2u << l) <= b[i] - a[i] + 1) l++;
+        uint64_t x = tab[l][a[i]], y = tab[l][b[i] + 1 - (1u << l)];
+        out[i] = x > y ? x : y;
+    }
+    for (uint32_t l = 1; l < levels; l++) mp_xfree(tab[l]);
+    mp_xfree(tab);
+}
+
+/* item_breadth where the items' times span few nodes (as a graph's do:
+ * one node a step): live bytes per node from a difference array, no sort
+ * and no search.  False when the span is too wide. */
+static bool item_breadth_dense(const pk *k, uint64_t *out) {
+    uint32_t n = k->n;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        if (k->s[i] < lo) lo = k->s[i];
+        if (k->e[i] > hi) hi = k->e[i];
+    }
+    if (!n || lo > hi || (uint64_t)((int64_t)hi - lo) + 1 > 4 * (uint64_t)n + 1024) return false;
+    uint32_t m = (uint32_t)((int64_t)hi - lo) + 1;
+    uint64_t *live = mp_xcalloc((size_t)m + 2, sizeof *live);
+    uint32_t *a = mp_xmalloc((2 * (size_t)n + 1) * sizeof *a), *b = a + n;
+    for (uint32_t i = 0; i < n; i++) { /* sums wrap alike both ways: the running total is exact */
+        a[i] = (uint32_t)(k->s[i] - lo), b[i] = (uint32_t)(k->e[i] - lo);
+        live[a[i]] += k->size[i];
+        live[b[i] + 1] -= k->size[i];
+    }
+    for (uint32_t t = 1; t < m; t++) live[t] += live[t - 1];
+    range_max(live, m, n, a, b, out);
+    mp_xfree(live);
+    mp_xfree(a);
+    return true;
+}
+
 static uint64_t *item_breadth(const pk *k) {
+    uint64_t *out = mp_xmalloc(((size_t)k->n + 1) * sizeof *out);
+    if (item_breadth_dense(k, out)) return out;
     uint32_t n = k->n, np = 0;
     int32_t *pts = mp_xmalloc((2 * (size_t)n + 1) * sizeof *pts);
     for (uint32_t i = 0; i < n; i++) pts[np++] = k->s[i], pts[np++] = k->e[i] + 1;
@@ -398,32 +451,16 @@ static uint64_t *item_breadth(const pk *k) {
         add[find_point(pts, m, k->s[i])] += k->size[i];
         sub[find_point(pts, m, k->e[i] + 1)] += k->size[i];
     }
-    uint32_t levels = 1;
-    while ((1u << levels) <= m) levels++;
-    uint64_t **tab = mp_xmalloc(levels * sizeof *tab);
-    tab[0] = mp_xmalloc(((size_t)m + 1) * sizeof **tab);
-    uint64_t live = 0;
+    uint64_t *live = mp_xmalloc(((size_t)m + 1) * sizeof *live), run = 0;
     for (uint32_t t = 0; t < m; t++) { /* live bytes on [pts[t], pts[t+1]) */
-        live = live + add[t] - sub[t];
-        tab[0][t] = live;
+        run = run + add[t] - sub[t];
+        live[t] = run;
     }
-    for (uint32_t l = 1; l < levels; l++) {
-        tab[l] = mp_xmalloc(((size_t)m + 1) * sizeof **tab);
-        for (uint32_t t = 0; t + (1u << l) <= m; t++) {
-            uint64_t a = tab[l - 1][t], b = tab[l - 1][t + (1u << (l - 1))];
-            tab[l][t] = a > b ? a : b;
-        }
-    }
-    uint64_t *out = mp_xmalloc((n + 1) * sizeof *out);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t a = find_point(pts, m, k->s[i]), b = find_point(pts, m, k->e[i]);
-        uint32_t l = 0;
-        while ((2u << l) <= b - a + 1) l++;
-        uint64_t x = tab[l][a], y = tab[l][b + 1 - (1u << l)];
-        out[i] = x > y ? x : y;
-    }
-    for (uint32_t l = 0; l < levels; l++) mp_xfree(tab[l]);
-    mp_xfree(tab);
+    uint32_t *a = mp_xmalloc((2 * (size_t)n + 1) * sizeof *a), *b = a + n;
+    for (uint32_t i = 0; i < n; i++) a[i] = find_point(pts, m, k->s[i]), b[i] = find_point(pts, m, k->e[i]);
+    range_max(live, m, n, a, b, out);
+    mp_xfree(live);
+    mp_xfree(a);
     mp_xfree(pts);
     mp_xfree(add);
     mp_xfree(sub);
@@ -471,13 +508,6 @@ typedef struct keyed3 {
     uint32_t i;
 } keyed3;
 
-static int cmp_keyed3(const void *a, const void *b) {
-    const keyed3 *x = a, *y = b;
-    for (int j = 0; j < 3; j++)
-        if (x->k[j] != y->k[j]) return x->k[j] > y->k[j] ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
 static void letter_order(pk *k, const char *keys, uint32_t *order) {
     keyed3 *v = mp_xmalloc((k->n + 1) * sizeof *v);
     const uint32_t *deg = strchr(keys, 'O') ? degrees(k) : NULL;
@@ -504,8 +534,16 @@ static void letter_order(pk *k, const char *keys, uint32_t *order) {
             v[i].k[j] = x;
         }
     }
-    qsort(v, k->n, sizeof *v, cmp_keyed3);
-    for (uint32_t i = 0; i < k->n; i++) order[i] = v[i].i;
+    /* each key descending, ties by index, in two stable radix passes: the
+     * second and third keys (ties by index), then the first (ties keep
+     * that order) */
+    pk_keyed *r = mp_xmalloc((k->n + 1) * sizeof *r);
+    for (uint32_t i = 0; i < k->n; i++) r[i] = (pk_keyed){v[i].k[1], v[i].k[2], i};
+    mp_pk_sort_desc(r, k->n);
+    for (uint32_t q = 0; q < k->n; q++) r[q] = (pk_keyed){v[r[q].i].k[0], 0, r[q].i};
+    mp_pk_sort_desc(r, k->n);
+    for (uint32_t i = 0; i < k->n; i++) order[i] = r[i].i;
+    mp_xfree(r);
     mp_xfree(v);
     mp_xfree(breadth);
 }
