@@ -176,16 +176,11 @@ static mp_device device_of(const octx *c, uint32_t b) {
     return (mp_device){MP_DEV_CPU, 0};
 }
 
-static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *A) {
+/* Graph gi's buffer ends (bufs) and devices as its plan block lists them;
+ * has: zeroed scratch of n_buf + 1 bytes. */
+static void graph_bufs(const octx *c, uint32_t gi, uint64_t *bufs, mp_device *devs, uint8_t *has) {
     const ograph *G = &c->g[gi];
-    const mp_graphdef *g = &c->prog->graphs[gi];
-    /* bufs, next (after mp_block_start), devs and has in one block: a
-     * program of many small sub-graphs fills one per graph, twice */
-    size_t nb = (size_t)G->n_buf + 1;
-    uint64_t *bufs = mp_xcalloc(1, nb * (2 * sizeof *bufs + sizeof(mp_device) + 1)), *next = bufs + nb;
-    mp_device *devs = (mp_device *)(void *)(next + nb);
-    uint8_t *has = (uint8_t *)(devs + nb); /* zero-size tensors count too */
-    for (uint32_t i = 0; i < G->n_specs; i++) has[G->bidx[G->specs[i]]] = 1;
+    for (uint32_t i = 0; i < G->n_specs; i++) has[G->bidx[G->specs[i]]] = 1; /* zero-size ones too */
     for (uint32_t b = 0; b < G->n_buf; b++) {
         devs[b] = b ? device_of(c, b) : (mp_device){MP_DEV_CPU, 0};
         bufs[b] = b && (G->local[b] || has[b]) ? G->base[b] + G->local[b] : 0;
@@ -194,6 +189,27 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
             bufs[b] = rest > esc ? rest : esc;
         }
     }
+}
+
+/* The scratch of graph_bufs and fill_block in one block (bufs, next,
+ * devs, has): a program of many small sub-graphs fills one per graph. */
+static uint64_t *bufs_scratch(const ograph *G, uint64_t **next, mp_device **devs, uint8_t **has) {
+    size_t nb = (size_t)G->n_buf + 1;
+    uint64_t *bufs = mp_xcalloc(1, nb * (2 * sizeof *bufs + sizeof(mp_device) + 1));
+    *next = bufs + nb;
+    *devs = (mp_device *)(void *)(*next + nb);
+    *has = (uint8_t *)(*devs + nb);
+    return bufs;
+}
+
+static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *A) {
+    const ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    uint64_t *next;
+    mp_device *devs;
+    uint8_t *has;
+    uint64_t *bufs = bufs_scratch(G, &next, &devs, &has);
+    graph_bufs(c, gi, bufs, devs, has);
     mp_block_start(gp, c->prog, gi, bufs, devs, G->n_buf, G->n_specs, A);
     int64_t *obj = mp_xmalloc((g->n_tensors + 1) * sizeof *obj);
     for (uint32_t t = 0; t < g->n_tensors; t++) obj[t] = -1;
@@ -294,6 +310,23 @@ static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_e
     return greedy;
 }
 
+/* mp_plan_total_bytes of the plan plan_of would build now, without
+ * building it: the entry graph's buffer ends, summed (UINT64_MAX past 64
+ * bits); bases placed.  A split plan no smaller than the whole blocks'
+ * is never built (at `deep`-10^6, 333,000 graph blocks). */
+static uint64_t entry_total(octx *c, const int32_t *order, uint32_t n) {
+    mp_opt_place_bases(c, order, n);
+    uint64_t *next, total = 0;
+    mp_device *devs;
+    uint8_t *has;
+    uint64_t *bufs = bufs_scratch(&c->g[0], &next, &devs, &has);
+    graph_bufs(c, 0, bufs, devs, has);
+    for (uint32_t b = 0; b < c->g[0].n_buf && total != UINT64_MAX; b++)
+        if (!mp_add_u64(total, bufs[b], &total)) total = UINT64_MAX;
+    mp_xfree(bufs);
+    return total;
+}
+
 /* Every buffer of the entry graph at its true bound (layout.c's tlb). */
 static bool at_true_bound(const octx *c) {
     const ograph *G = &c->g[0];
@@ -361,6 +394,7 @@ static mp_plan *try_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effo
         mp_err_clear(c->err);
         return whole;
     }
+    if (entry_total(c, order, n) >= mp_plan_total_bytes(whole)) return whole;
     mp_plan *split = plan_of(c, order, n);
     if (mp_plan_total_bytes(split) < mp_plan_total_bytes(whole)) {
         mp_plan_free(whole);
