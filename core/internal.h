@@ -394,6 +394,8 @@ bool mp_life_is_planned(const mp_graphdef *g, const mp_life *L, int32_t t,
 /* The planned tensors, in spec order; returns the count (caller frees). */
 uint32_t mp_life_planned(const mp_graphdef *g, const mp_life *L,
                          mp_alloc_flags f, int32_t **out);
+/* The same into v, of room for L->n_order + 1 tensors. */
+uint32_t mp_life_planned_into(const mp_graphdef *g, const mp_life *L, mp_alloc_flags f, int32_t *v);
 
 /* The program-wide buffer table of the repaired mode (repair D2, D7):
  * every (device, pool) that some reachable graph plans, devices in

@@ -79,12 +79,15 @@ bool mp_life_is_planned(const mp_graphdef *g, const mp_life *L, int32_t t,
     return true;
 }
 
-uint32_t mp_life_planned(const mp_graphdef *g, const mp_life *L,
-                         mp_alloc_flags f, int32_t **out) {
-    int32_t *v = mp_xmalloc((L->n_order + 1) * sizeof *v);
+uint32_t mp_life_planned_into(const mp_graphdef *g, const mp_life *L, mp_alloc_flags f, int32_t *v) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < L->n_order; i++)
         if (mp_life_is_planned(g, L, L->order[i], f)) v[n++] = L->order[i];
-    *out = v;
     return n;
+}
+
+uint32_t mp_life_planned(const mp_graphdef *g, const mp_life *L,
+                         mp_alloc_flags f, int32_t **out) {
+    *out = mp_xmalloc((L->n_order + 1) * sizeof **out);
+    return mp_life_planned_into(g, L, f, *out);
 }

@@ -571,10 +571,11 @@ void mp_opt_index_buffers(ograph *G, uint32_t nb) {
     G->buf_start = mp_og_alloc(G, (nb + 2) * sizeof *G->buf_start, true);
     for (uint32_t i = 0; i < G->n_specs; i++) G->buf_start[G->bidx[G->specs[i]] + 1]++;
     for (uint32_t b = 0; b < nb; b++) G->buf_start[b + 1] += G->buf_start[b];
-    uint32_t *fill = mp_xmalloc((nb + 1) * sizeof *fill);
+    uint32_t small[16]; /* most graphs use a few buffers */
+    uint32_t *fill = nb < 16 ? small : mp_xmalloc((nb + 1) * sizeof *fill);
     memcpy(fill, G->buf_start, (nb + 1) * sizeof *fill);
     for (uint32_t i = 0; i < G->n_specs; i++) G->buf_specs[fill[G->bidx[G->specs[i]]]++] = G->specs[i];
-    mp_xfree(fill);
+    if (fill != small) mp_xfree(fill);
 }
 
 int mp_opt_layout_buffer(octx *c, uint32_t gi, uint32_t b) { return layout_buffer(c, gi, b, false, NULL); }

@@ -30,7 +30,12 @@
 static int check_inplace(octx *c, uint32_t gi) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    for (uint32_t t = 0; t < g->n_tensors; t++) G->family[t] = (int32_t)t;
+    bool any = false;
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        G->family[t] = (int32_t)t;
+        any |= g->tensors[t].inplace_base >= 0;
+    }
+    if (!any) return MP_OK; /* no in-place tensor: each its own family (most small graphs) */
     for (uint32_t i = 0; i < G->n_specs; i++) {
         int32_t t = G->specs[i];
         const mp_tensor *x = &g->tensors[t];
@@ -91,7 +96,8 @@ static int prepare(octx *c, uint32_t gi) {
     if (!G->have_life) mp_life_compute(g, &G->life);
     G->have_life = G->done = true;
     G->arena = (uint64_t)g->n_tensors + g->n_nodes <= OPT_SMALL_GRAPH ? c->small : NULL;
-    G->n_specs = mp_life_planned(g, &G->life, mp_context_flags(c->o, gi, c->map_body), &G->specs);
+    G->specs = mp_og_alloc(G, (G->life.n_order + 1) * sizeof *G->specs, false);
+    G->n_specs = mp_life_planned_into(g, &G->life, mp_context_flags(c->o, gi, c->map_body), G->specs);
     G->planned = mp_og_alloc(G, n, true);
     G->family = mp_og_alloc(G, n * sizeof *G->family, false);
     G->asize = mp_og_alloc(G, n * sizeof *G->asize, true);
@@ -246,10 +252,9 @@ static void free_ctx(octx *c) {
         ograph *G = &c->g[gi];
         if (G->have_life) mp_life_free(&G->life), mp_escape_free(&G->keep);
         if (!G->done) continue;
-        mp_xfree(G->specs);
         mp_xfree(G->time);
         if (G->arena) continue; /* the rest freed with c->small */
-        void *own[] = {G->planned, G->family, G->asize, G->bidx, G->loff, G->local, G->base, G->lb,
+        void *own[] = {G->specs, G->planned, G->family, G->asize, G->bidx, G->loff, G->local, G->base, G->lb,
                        G->hlb, G->tlb, G->full, G->buf_start, G->buf_specs, G->cf_nodes, G->slot, G->esc,
                        G->split, G->ebase};
         for (size_t k = 0; k < sizeof own / sizeof *own; k++) mp_xfree(own[k]);
