@@ -439,7 +439,7 @@ int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device);
  * walked once, so n elements cost O(n). */
 void mp_chain_ends(const int32_t *next, uint32_t n, int32_t *end);
 /* That pool, for planned tensor t given mp_inplace_roots' array. */
-uint32_t mp_pool_of(const mp_graphdef *g, const int32_t *roots, int32_t t);
+uint32_t mp_pool_of(const mp_graphdef *g, const int32_t *roots, int32_t t); /* roots NULL: t's own */
 /* Repaired per-device planning: an in-place tensor whose base (through
  * views) is on another device cannot share the base's bytes (they are in
  * another device's buffer); it is planned as an allocation of its own. */

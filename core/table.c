@@ -54,7 +54,9 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
         if (!reach[gi]) continue;
         const mp_graphdef *g = &p->graphs[gi];
         mp_alloc_flags f = mp_context_flags(o, gi, map_body);
-        int32_t *roots = mp_inplace_roots(g, o->per_device);
+        bool chains = false; /* without in-place tensors each is its own root */
+        for (uint32_t i = 0; i < g->n_tensors && !chains; i++) chains = g->tensors[i].inplace_base >= 0;
+        int32_t *roots = chains ? mp_inplace_roots(g, o->per_device) : NULL;
         for (uint32_t i = 0; i < g->n_tensors; i++)
             if (mp_life_is_planned(g, lives[gi], (int32_t)i, f)) {
                 mp_slot s = {o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, roots, (int32_t)i), 0};
@@ -89,7 +91,7 @@ int64_t mp_table_index(const mp_table *t, const mp_options *o, const mp_tensor *
 }
 
 uint32_t mp_pool_of(const mp_graphdef *g, const int32_t *roots, int32_t t) {
-    const mp_tensor *x = &g->tensors[roots[t] < 0 ? t : roots[t]];
+    const mp_tensor *x = &g->tensors[!roots || roots[t] < 0 ? t : roots[t]];
     return x->mem_id ? x->mem_id : 1;
 }
 

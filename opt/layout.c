@@ -93,7 +93,9 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
         if (hot) memset(hot, wrapped, nn);
         return;
     }
-    uint64_t *d = mp_xcalloc(3 * ((size_t)nn + 2), sizeof *d), *dh = d + nn + 2, *dt = dh + nn + 2, sum = 0;
+    uint64_t small[3 * 18] = {0}; /* a small sub-graph's three difference arrays */
+    uint64_t *d = nn <= 16 ? small : mp_xcalloc(3 * ((size_t)nn + 2), sizeof *d), *dh = d + nn + 2, *dt = dh + nn + 2,
+             sum = 0;
     bool wrapped = false;
     for (size_t k = 0; k < iv->n; k++) {
         const pk_item *it = &iv->v[k];
@@ -127,7 +129,7 @@ static void buffer_bounds(const octx *c, uint32_t gi, uint32_t b, const itemv *i
     G->lb[b] = wrapped ? 0 : mp_sat_add_u64(lb, pad);
     G->hlb[b] = wrapped ? 0 : mp_sat_add_u64(hlb, pad);
     G->tlb[b] = wrapped ? 0 : mp_sat_add_u64(tlb, pad);
-    mp_xfree(d);
+    if (d != small) mp_xfree(d);
 }
 
 /* Graph G's own specs of buffer b are G->buf_specs[*from, *to) (none for a

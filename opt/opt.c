@@ -217,7 +217,8 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
     uint64_t *bufs = bufs_scratch(G, &next, &devs, &has);
     graph_bufs(c, gi, bufs, devs, has);
     mp_block_start(gp, c->prog, gi, bufs, devs, G->n_buf, G->n_specs, A);
-    int64_t *obj = mp_xmalloc((g->n_tensors + 1) * sizeof *obj);
+    int64_t small[32]; /* most sub-graphs of a program of many have a few tensors */
+    int64_t *obj = g->n_tensors < 32 ? small : mp_xmalloc((g->n_tensors + 1) * sizeof *obj);
     for (uint32_t t = 0; t < g->n_tensors; t++) obj[t] = -1;
     for (uint32_t t = 0; t < g->n_tensors; t++) {
         if (!G->planned[t]) continue;
@@ -229,7 +230,7 @@ static void fill_block(const octx *c, uint32_t gi, mp_graph_plan *gp, mp_arena *
                      &G->life);
     }
     mp_xfree(bufs);
-    mp_xfree(obj);
+    if (obj != small) mp_xfree(obj);
     mp_add_frees(g, &G->life, gp, A);
 }
 
