@@ -78,6 +78,12 @@ bool mp_graph_has_xnnpack(const mp_graphdef *g) {
     return false;
 }
 
+bool mp_graph_has_inplace(const mp_graphdef *g) {
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+        if (g->tensors[t].inplace_base >= 0) return true;
+    return false;
+}
+
 void mp_options_default(mp_options *o) {
     memset(o, 0, sizeof *o);
     o->alignment = 16;

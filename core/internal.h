@@ -201,6 +201,9 @@ void mp_graph_put_node(mp_buf *b, const mp_node_line *nl, mp_name_fn name, const
 void mp_graph_reachable(const mp_program *prog, bool *reach);
 /* Does the graph hold a delegate whose backend contains "xnnpack" (any case)? */
 bool mp_graph_has_xnnpack(const mp_graphdef *g);
+/* Some tensor of g is in place on another (without one, each tensor is its
+ * own in-place root: the common case the planners skip the chains for). */
+bool mp_graph_has_inplace(const mp_graphdef *g);
 /* --- lines.c: a parser's text, a line at a time, from memory or a file
  * ("-": standard input) read in a window; lines without the newline and a
  * CR before it.  After the last line, read_errno is set when the file

@@ -54,9 +54,7 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
         if (!reach[gi]) continue;
         const mp_graphdef *g = &p->graphs[gi];
         mp_alloc_flags f = mp_context_flags(o, gi, map_body);
-        bool chains = false; /* without in-place tensors each is its own root */
-        for (uint32_t i = 0; i < g->n_tensors && !chains; i++) chains = g->tensors[i].inplace_base >= 0;
-        int32_t *roots = chains ? mp_inplace_roots(g, o->per_device) : NULL;
+        int32_t *roots = mp_graph_has_inplace(g) ? mp_inplace_roots(g, o->per_device) : NULL;
         for (uint32_t i = 0; i < g->n_tensors; i++)
             if (mp_life_is_planned(g, lives[gi], (int32_t)i, f)) {
                 mp_slot s = {o->per_device ? g->tensors[i].device : CPU0, mp_pool_of(g, roots, (int32_t)i), 0};
@@ -127,12 +125,10 @@ void mp_chain_ends(const int32_t *next, uint32_t n, int32_t *end) {
 int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device) {
     uint32_t n = g->n_tensors;
     int32_t *root = mp_xmalloc((n + 1) * sizeof *root);
-    bool any = false;
-    for (uint32_t t = 0; t < n; t++) {
-        root[t] = (int32_t)t;
-        any |= g->tensors[t].inplace_base >= 0;
+    if (!mp_graph_has_inplace(g)) { /* no chains: each tensor its own root (most small graphs) */
+        for (uint32_t t = 0; t < n; t++) root[t] = (int32_t)t;
+        return root;
     }
-    if (!any) return root; /* no chains: each tensor its own root (most small graphs) */
     int32_t *next = mp_xmalloc((n + 1) * sizeof *next);
     for (uint32_t t = 0; t < n; t++) {
         const mp_tensor *x = &g->tensors[t];

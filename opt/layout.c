@@ -18,7 +18,6 @@ enum need { LAID, HLB, TLB };
 /* Bytes the sub-graphs of node `n` need in buffer b for `part` (0 when
  * none), read as `bound` says.  A branch's escaping values take local -
  * split bytes, for its whole life, so they are in its bounds too. */
-
 static uint64_t node_need(const octx *c, const mp_node *nd, uint32_t b, enum need bound, enum part part) {
     uint64_t need = 0;
     for (int s = 0; s < 2; s++) {

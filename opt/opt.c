@@ -30,12 +30,8 @@
 static int check_inplace(octx *c, uint32_t gi) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    bool any = false;
-    for (uint32_t t = 0; t < g->n_tensors; t++) {
-        G->family[t] = (int32_t)t;
-        any |= g->tensors[t].inplace_base >= 0;
-    }
-    if (!any) return MP_OK; /* no in-place tensor: each its own family (most small graphs) */
+    for (uint32_t t = 0; t < g->n_tensors; t++) G->family[t] = (int32_t)t;
+    if (!mp_graph_has_inplace(g)) return MP_OK; /* each its own family (most small graphs) */
     for (uint32_t i = 0; i < G->n_specs; i++) {
         int32_t t = G->specs[i];
         const mp_tensor *x = &g->tensors[t];
