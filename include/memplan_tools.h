@@ -204,11 +204,14 @@ typedef struct mp_gate_rows {
 
 /* The latest harness run's rows (run, seed and count filled). */
 int mp_db_gate_rows(mp_db *db, mp_gate_rows *rows, mp_err *err);
-/* A baseline file's rows (the SQL dump mp_gate_dump writes).  The file is
+/* A baseline file's rows (the SQL dump mp_gate_dump writes), sorted as
+ * mp_gate_sort_rows sorts, one per (graph, algo) or MP_EFORMAT.  The file is
  * data: it runs in a private in-memory database under an authorizer that
  * allows only creating and filling the two baseline tables. */
 int mp_gate_load_baseline(const char *path, mp_gate_rows *rows, mp_err *err);
 void mp_gate_dump(const mp_gate_rows *rows, mp_buf *out);
+/* Rows in (graph, algo) strcmp order, the order the gate searches. */
+void mp_gate_sort_rows(mp_gate_rows *rows);
 void mp_gate_rows_free(mp_gate_rows *rows);
 
 /* ---------------------------------------------------------------- harness */

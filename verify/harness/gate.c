@@ -28,12 +28,6 @@ static const mp_gate_row *find(const mp_gate_rows *b, const char *graph, const c
     return NULL;
 }
 
-static int cmp_row(const void *a, const void *b) {
-    const mp_gate_row *x = a, *y = b;
-    int c = strcmp(x->graph, y->graph);
-    return c ? c : strcmp(x->algo, y->algo);
-}
-
 typedef struct mean {
     char algo[16];
     double base, now;
@@ -155,7 +149,6 @@ static int update(const mp_gate_rows *now, const char *path, mp_buf *out, mp_err
     bool had = stat(path, &st) == 0 && S_ISREG(st.st_mode);
     bool was_file = had;
     if (had) had = mp_gate_load_baseline(path, &old, &old_err) == MP_OK;
-    if (old.n) qsort(old.v, old.n, sizeof *old.v, cmp_row);
     mp_buf b, lines;
     mp_buf_init(&b);
     mp_buf_init(&lines);
@@ -191,13 +184,12 @@ int mp_gate(mp_db *d, const char *baseline, bool update_baseline, mp_buf *out, b
         rc = mp_err_set(err, MP_EFORMAT, "run %lld is shard %u/%u of a sharded harness run: merge the shards "
                         "first (memplan merge OUT.db SHARD.db...) and gate the merged database",
                         (long long)now.run, now.shard, now.shards);
-    if (now.n) qsort(now.v, now.n, sizeof *now.v, cmp_row);
+    mp_gate_sort_rows(&now);
     if (rc == MP_OK && update_baseline) {
         rc = update(&now, baseline, out, err);
         *passed = rc == MP_OK;
     } else if (rc == MP_OK && (rc = mp_gate_load_baseline(baseline, &base, err)) == MP_OK &&
                (rc = same_run(&base, &now, baseline, err)) == MP_OK) {
-        if (base.n) qsort(base.v, base.n, sizeof *base.v, cmp_row);
         size_t n = compare(&base, &now, out);
         if (n > 200) mp_buf_printf(out, "... and %zu more\n", n - 200);
         *passed = n == 0;

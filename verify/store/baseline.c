@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* `where` begins every message: the baseline file and what it failed to
  * be, or the metrics database. */
@@ -45,6 +46,37 @@ void mp_gate_rows_free(mp_gate_rows *b) {
     mp_xfree(b->v);
     mp_xfree(b->options);
     mp_xfree(b->version);
+}
+
+static int cmp_row(const void *a, const void *b) {
+    const mp_gate_row *x = a, *y = b;
+    int c = strcmp(x->graph, y->graph);
+    return c ? c : strcmp(x->algo, y->algo);
+}
+
+void mp_gate_sort_rows(mp_gate_rows *rows) {
+    if (rows->n) qsort(rows->v, rows->n, sizeof *rows->v, cmp_row);
+}
+
+/* One row per graph and planner, as the dump's primary key demands: a
+ * baseline whose own table has no such key (or whose keys differ only
+ * past a NUL byte) is refused, not read with one of the two rows
+ * chosen at random.  The rows are sorted (strcmp order) first. */
+static int unique_rows(mp_gate_rows *rows, const char *path, mp_err *err) {
+    mp_gate_sort_rows(rows);
+    for (size_t i = 1; i < rows->n; i++) {
+        if (cmp_row(&rows->v[i - 1], &rows->v[i])) continue;
+        mp_buf g;
+        mp_buf_init(&g);
+        mp_buf_put_printable(&g, rows->v[i].graph);
+        mp_buf_puts(&g, "', planner '");
+        mp_buf_put_printable(&g, rows->v[i].algo);
+        mp_buf_put(&g, "", 1);
+        int rc = mp_err_set(err, MP_EFORMAT, "%s: not a memplan baseline: two rows for graph '%s'", path, g.data);
+        mp_buf_free(&g);
+        return rc;
+    }
+    return MP_OK;
 }
 
 static const char Q_ROWS[] = "SELECT graph, algo, coalesce(options,''), total_bytes, lower_bound,"
@@ -135,6 +167,7 @@ int mp_gate_load_baseline(const char *path, mp_gate_rows *out, mp_err *err) {
         mp_buf_init(&where);
         mp_buf_printf(&where, "%s: not a memplan baseline", path);
         if (rc == MP_OK) rc = read_rows(mem, q, -1, where.data, out, err);
+        if (rc == MP_OK) rc = unique_rows(out, path, err);
         mp_buf_free(&where);
     }
     sqlite3_close(mem);
