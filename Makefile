@@ -113,8 +113,7 @@ test:
 	  $(T)/$(SONAME) $(TEST_DEPS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(T)/unit --jobs 2 --short-filename
-	@set -e; for s in tests/cli/*.sh; do \
-	  echo "== $$s"; MEMPLAN=$(T)/memplan BUILD=$(T) CC="$(CC)" sh $$s; done
+	MEMPLAN=$(T)/memplan BUILD=$(T) CC="$(CC)" sh tests/run_cli.sh
 	$(MAKE) --no-print-directory test-python
 
 # The Python package (python/memplan) over the optimised shared library: an

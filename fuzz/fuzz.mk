@@ -15,7 +15,8 @@
 #   make fuzz TARGET=plan SAN=none           libFuzzer without sanitizers
 #                                            (recorded as libfuzzer-nosan)
 #   make fuzz-ci [FUZZ_CI_SECONDS=30]        replay every corpus under ASan+
-#                                            UBSan, then each target briefly
+#     [FUZZ_CI_JOBS=2]                       UBSan, then each target briefly,
+#                                            FUZZ_CI_JOBS targets at a time
 #   make fuzz-coverage                       line coverage the corpus reaches
 #   make fuzz-build                          every fuzz binary
 #   make test                                also replays the corpus (TEST_DEPS)
@@ -101,6 +102,7 @@ JOBS ?= 2
 FORK ?= 0
 DB ?= results/metrics.db
 FUZZ_CI_SECONDS ?= 30
+FUZZ_CI_JOBS ?= 2
 
 fuzz-check-target:
 	@case " $(FUZZ_TARGETS) " in *" $(TARGET) "*) ;; \
@@ -137,12 +139,12 @@ fuzz-seeds: $(B)/memplan
 	  cp $(FZ)/seeds/$$t/* $(FZ)/work/$$t/corpus/; done
 
 # CI: the whole corpus under the sanitizers (gcc or clang, no fuzzer
-# needed), then each target for FUZZ_CI_SECONDS with libFuzzer (clang).
+# needed), then each target for FUZZ_CI_SECONDS with libFuzzer (clang),
+# FUZZ_CI_JOBS at a time (fuzz/ci.sh).
 fuzz-ci: $(FUZZ_TARGETS:%=$(FZ)/libfuzzer/fuzz-%)
 	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(FUZZ_TARGETS:%=$(T)/fuzz-replay-%)
 	BUILD=$(T) sh tests/cli/fuzz_replay.sh
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  sh fuzz/run-libfuzzer.sh $$t $(FUZZ_CI_SECONDS) $(FZ)/libfuzzer/fuzz-$$t none - --ci; done
+	sh fuzz/ci.sh $(FUZZ_CI_SECONDS) $(FUZZ_CI_JOBS) $(FUZZ_TARGETS)
 
 fuzz-coverage: $(FUZZ_TARGETS:%=$(FZ)/cov/replay-%)
 	sh fuzz/coverage.sh $(FZ)/cov $(LLVM_PROFDATA) $(LLVM_COV) $(FUZZ_TARGETS)
