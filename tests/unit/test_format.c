@@ -509,6 +509,41 @@ Test(format, plan_names_resolve_in_any_order) {
     mp_buf_free(&g);
 }
 
+/* Graph blocks name graphs in any order: the parser tries the graph after
+ * the last block's first and falls back to a map of every graph name;
+ * both must find the same graphs (blocks in graph order, reversed, and
+ * 3 apart).  A block naming no graph of the program gets -1. */
+Test(format, plan_blocks_resolve_graphs_in_any_order) {
+    mp_buf g;
+    mp_buf_init(&g);
+    mp_buf_puts(&g, "memplan-graph 1\n");
+    for (int i = 0; i < 10; i++) mp_buf_printf(&g, "graph g%d\ntensor t 16\nnode placeholder out=t\nnode output in=t\nend\n", i);
+    mp_err err;
+    mp_program *p = mp_graph_parse(g.data, g.len, "g.mpg", &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    static const int steps[3] = {1, -1, 3};
+    for (int k = 0; k < 3; k++) {
+        mp_buf t;
+        mp_buf_init(&t);
+        mp_buf_puts(&t, "memplan-plan 1\noptions alignment=16 alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 "
+                        "per_device=0 algo=opt\n");
+        for (int q = 0, i = steps[k] < 0 ? 9 : 0; q < 10; q++, i = (i + steps[k] + 10) % 10)
+            mp_buf_printf(&t, "graph g%d\nbuffers 0 16\ndevices cpu:0 cpu:0\nend\n", i);
+        mp_buf_puts(&t, "graph nosuch\nbuffers 0 16\ndevices cpu:0 cpu:0\nend\n");
+        mp_plan *plan = mp_plan_parse(t.data, t.len, "p.mpp", p, &err);
+        cr_assert_not_null(plan, "step %d: %s", steps[k], err.msg);
+        cr_assert_eq(plan->n_graphs, 11);
+        for (uint32_t b = 0; b < 10; b++)
+            cr_assert_eq(plan->graphs[b].graph, atoi(plan->graphs[b].name + 1), "step %d: %s resolved to %d",
+                         steps[k], plan->graphs[b].name, plan->graphs[b].graph);
+        cr_assert_eq(plan->graphs[10].graph, -1);
+        mp_plan_free(plan);
+        mp_buf_free(&t);
+    }
+    mp_program_free(p);
+    mp_buf_free(&g);
+}
+
 /* An operand the parser resolved: node, 0 for in= or 1 for out=, the
  * position in that list, and the tensor it must be. */
 typedef struct operand_want {
