@@ -70,10 +70,10 @@ static void merge_segs(fprint *f) {
     f->n = k + 1;
 }
 
-/* `added`: a mark per graph, all clear, and clear again on return (one
- * array for every graph: one per graph was quadratic, 17% of `verify` at
- * deep-10^6, 333,000 graphs). */
-static void build_footprint(vctx *c, int32_t gi, fprint *fp, uint8_t *added) {
+/* added[s] == gi + 1: sub-graph s is in gi's footprint already (one array
+ * of stamps for every graph, never cleared: one array per graph was
+ * quadratic, 17% of `verify` at deep-10^6, 333,000 graphs). */
+static void build_footprint(vctx *c, int32_t gi, fprint *fp, uint32_t *added) {
     const mp_graphdef *g = &c->prog->graphs[gi];
     fprint *f = &fp[gi];
     size_t cap = 16;
@@ -92,13 +92,10 @@ static void build_footprint(vctx *c, int32_t gi, fprint *fp, uint8_t *added) {
     for (uint32_t i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < 2; k++) {
             int32_t s = g->nodes[i].sub[k];
-            if (s < 0 || added[s]) continue;
-            added[s] = 1;
+            if (s < 0 || added[s] == (uint32_t)gi + 1) continue;
+            added[s] = (uint32_t)gi + 1;
             for (uint32_t j = 0; j < fp[s].n; j++) MP_VEC_PUSH(f->s, f->n, cap, fp[s].s[j]);
         }
-    for (uint32_t i = 0; i < g->n_nodes; i++)
-        for (int k = 0; k < 2; k++)
-            if (g->nodes[i].sub[k] >= 0) added[g->nodes[i].sub[k]] = 0;
     merge_segs(f);
 }
 
@@ -536,7 +533,8 @@ void mp_v_rules_overlap(vctx *c) {
     uint32_t n;
     int32_t *order = mp_v_postorder_of(c, &n);
     fprint *fp = mp_xcalloc(c->prog->n_graphs + 1, sizeof *fp);
-    uint8_t *is_sub = sub_graphs(c->prog), *added = mp_xcalloc(c->prog->n_graphs + 1, 1);
+    uint8_t *is_sub = sub_graphs(c->prog);
+    uint32_t *added = mp_xcalloc(c->prog->n_graphs + 1, sizeof *added);
     for (uint32_t k = 0; k < n; k++)
         if (is_sub[order[k]]) build_footprint(c, order[k], fp, added);
     mp_xfree(is_sub);

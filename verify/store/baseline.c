@@ -61,19 +61,22 @@ void mp_gate_sort_rows(mp_gate_rows *rows) {
 /* One row per graph and planner, as the dump's primary key demands: a
  * baseline whose own table has no such key (or whose keys differ only
  * past a NUL byte) is refused, not read with one of the two rows
- * chosen at random.  The rows are sorted (strcmp order) first. */
-static int unique_rows(mp_gate_rows *rows, const char *path, mp_err *err) {
+ * chosen at random.  The rows are sorted (strcmp order) first; `where`
+ * begins the message, as read_rows's. */
+static int unique_rows(mp_gate_rows *rows, const char *where, mp_err *err) {
     mp_gate_sort_rows(rows);
     for (size_t i = 1; i < rows->n; i++) {
         if (cmp_row(&rows->v[i - 1], &rows->v[i])) continue;
-        mp_buf g;
-        mp_buf_init(&g);
-        mp_buf_put_printable(&g, rows->v[i].graph);
-        mp_buf_puts(&g, "', planner '");
-        mp_buf_put_printable(&g, rows->v[i].algo);
-        mp_buf_put(&g, "", 1);
-        int rc = mp_err_set(err, MP_EFORMAT, "%s: not a memplan baseline: two rows for graph '%s'", path, g.data);
-        mp_buf_free(&g);
+        mp_buf m;
+        mp_buf_init(&m);
+        mp_buf_printf(&m, "%s: two rows for graph '", where);
+        mp_buf_put_printable(&m, rows->v[i].graph);
+        mp_buf_puts(&m, "', planner '");
+        mp_buf_put_printable(&m, rows->v[i].algo);
+        mp_buf_puts(&m, "'");
+        mp_buf_put(&m, "", 1);
+        int rc = mp_err_set(err, MP_EFORMAT, "%s", m.data);
+        mp_buf_free(&m);
         return rc;
     }
     return MP_OK;
@@ -167,7 +170,7 @@ int mp_gate_load_baseline(const char *path, mp_gate_rows *out, mp_err *err) {
         mp_buf_init(&where);
         mp_buf_printf(&where, "%s: not a memplan baseline", path);
         if (rc == MP_OK) rc = read_rows(mem, q, -1, where.data, out, err);
-        if (rc == MP_OK) rc = unique_rows(out, path, err);
+        if (rc == MP_OK) rc = unique_rows(out, where.data, err);
         mp_buf_free(&where);
     }
     sqlite3_close(mem);
