@@ -47,16 +47,24 @@ grep -q '^quality,1,.*,bench,.*,opt,26,26,0,0,1.0000,1.0000,' "$T/out" && ok || 
 expect_rc 0 "$M" bench --stages --max-tensors 100000 --db "$T/b.db"
 for n in 10000 100000; do
     for st in gen plan verify; do
-        grep -q "^| transformer | $n | $st | [0-9.]* | [0-9]* | " "$T/out" && ok || bad "stage $st at $n: $(cat "$T/out")"
+        grep -q "^| transformer | $n | $st | [0-9.]* | [0-9.]* | [0-9.]* | [0-9]* | " "$T/out" && ok ||
+            bad "stage $st at $n: $(cat "$T/out")"
     done
 done
-grep -q '^| transformer | 100000 | plan | [0-9.]* | [0-9]* | [0-9.]*x |$' "$T/out" && ok || bad "no growth column"
+grep -q '^| transformer | 100000 | plan | [0-9.]* | [0-9.]* | [0-9.]* | [0-9]* | [0-9.]*x | [0-9.]*x |$' "$T/out" &&
+    ok || bad "no growth columns"
+# a stage's CPU times are part of its wall time, not more
+awk -F' [|] ' '/^[|] transformer/ && $5 + 0 > 0 && $5 + 0 > $4 + 0.01 { bad = 1 } END { exit bad }' "$T/out" && ok ||
+    bad "user time above wall time: $(cat "$T/out")"
 grep -q '^## Stages, .*the fastest of 3 runs' "$T/out" && ok || bad "stages header: $(head -1 "$T/out")"
 expect_rc 0 "$M" bench --stages --max-tensors 10000 --repeat 2 --db none
 grep -q '^## Stages, .*the fastest of 2 runs' "$T/out" && ok || bad "stages --repeat 2: $(head -1 "$T/out")"
 expect_rc 0 "$M" report --db "$T/b.db" --format csv
 [ "$(grep -c '^stages,2,.*,transformer-[0-9]*,\(gen\|plan\|verify\),[0-9.]*,[0-9]*,ok$' "$T/out")" = 6 ] && ok ||
     bad "stage rows: $(grep '^stages' "$T/out")"
+# and each stage's CPU time in user space and in the kernel, as stages of their own
+[ "$(grep -c '^stages,2,.*,transformer-[0-9]*,\(gen\|plan\|verify\) \(user\|kernel\),[0-9.]*,[0-9]*,ok$' "$T/out")" = 12 ] &&
+    ok || bad "CPU rows: $(grep '^stages' "$T/out")"
 grep -q '^quality,2,' "$T/out" && bad "the stages run has quality rows" || ok
 grep -q '^quality,1,.*,opt,26,' "$T/out" && ok || bad "the bench's quality rows went"
 
