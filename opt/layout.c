@@ -533,12 +533,29 @@ static uint8_t *split_graphs(const octx *c, const int32_t *order, uint32_t n) {
     return dirty;
 }
 
-int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
+uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n) {
     c->split = true;
     (void)mp_opt_mark_escapes(c, order, n);
-    uint8_t *dirty = c->o->exact ? NULL : split_graphs(c, order, n); /* --exact: every note again */
+    return c->o->exact ? NULL : split_graphs(c, order, n); /* --exact: every note again */
+}
+
+int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
+    uint8_t *dirty = mp_opt_split_marks(c, order, n);
     int rc = layout_graphs(c, order, n, effort, dirty);
     mp_xfree(dirty);
+    return rc;
+}
+
+int mp_opt_layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, const uint8_t *only) {
+    return layout_graphs(c, order, n, effort, only);
+}
+
+/* Each of the entry's buffers refined (layout_graphs' lazy effort, after
+ * its quick layouts): buffers are independent, so quick layouts of all of
+ * them first and then the refinements give what layout_graphs gives. */
+int mp_opt_refine_entry(octx *c) {
+    int rc = MP_OK;
+    for (uint32_t b = 1; b < c->g[0].n_buf && rc == MP_OK; b++) rc = refine(c, 0, b);
     return rc;
 }
 
@@ -619,10 +636,9 @@ void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out) {
     mp_xfree(iv.who);
 }
 
-int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
+void mp_opt_prepare_layout(octx *c, const int32_t *order, uint32_t n) {
     for (uint32_t k = 0; k < n; k++) size_graph(c, (uint32_t)order[k]);
     c->splittable = mp_opt_mark_escapes(c, order, n);
-    return layout_graphs(c, order, n, effort, NULL);
 }
 
 void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n) { place_bases(c, order, n); }

@@ -406,36 +406,117 @@ static mp_plan *try_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effo
     return whole;
 }
 
+/* The bytes no layout with whole cond blocks can go below: the entry's
+ * buffers at the bound with every sub-graph at its own (hlb; a layout's
+ * buffer is at least its live bytes, a sub-graph's block at least its
+ * bound); with `any` the bound of every layout, split blocks too (tlb:
+ * a block live at its node alone).  0 past 64 bits. */
+static uint64_t entry_bound(const octx *c, bool any) {
+    uint64_t total = 0;
+    for (uint32_t b = 1; b < c->g[0].n_buf; b++)
+        if (!mp_add_u64(total, any ? c->g[0].tlb[b] : c->g[0].hlb[b], &total)) return 0;
+    return total;
+}
+
+/* The whole blocks' layout resumed after their quick layouts: refined
+ * at lazy effort (at quick effort that was all of it). */
+static mp_opt_first resume(octx *c, mp_opt_effort effort, mp_opt_first why, int *rc) {
+    if (effort == MP_OPT_LAZY) *rc = mp_opt_refine_entry(c);
+    return why;
+}
+
+/* The split layout tried before the whole blocks' refinement (lazy
+ * effort).  The whole blocks get quick layouts (the first half of their
+ * lazy layout; at the true bound that is all of it).  Where a split
+ * layout may go below the bound of any whole-block layout, the graphs a
+ * split changes are laid out split, quickly, and when that is below the
+ * bound the whole blocks cannot win: the split layout is refined and,
+ * still below it, planned (*plan: at `mixed`-10^6 the whole blocks'
+ * refinement and plan were 40% of the planning).  Otherwise the whole
+ * blocks' quick layouts are put back and their lazy layout resumes: the
+ * same layout as when they come first, so the same plan.  A refinement
+ * that ends above the bound (sub-graphs laid out otherwise than after the
+ * whole blocks' refinement) means planning again, whole blocks first. */
+static mp_opt_first split_first(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, mp_plan **plan,
+                                int *rc) {
+    *rc = mp_opt_layout_graphs(c, order, n, MP_OPT_QUICK, NULL);
+    if (*rc != MP_OK || at_true_bound(c)) return MP_OPT_FIRST_AT_BOUND; /* nothing to refine */
+    uint64_t bound = entry_bound(c, false);
+    if (entry_bound(c, true) >= bound) return resume(c, effort, MP_OPT_FIRST_NO_GAIN, rc);
+    uint8_t *dirty = mp_opt_split_marks(c, order, n);
+    mp_opt_snapshot *saved = mp_opt_snapshot_take(c, dirty);
+    int src = mp_opt_layout_graphs(c, order, n, MP_OPT_QUICK, dirty);
+    mp_xfree(dirty);
+    if (src == MP_OK && entry_total(c, order, n) < bound) {
+        mp_opt_snapshot_free(saved);
+        if (effort == MP_OPT_LAZY) *rc = mp_opt_refine_entry(c);
+        if (*rc != MP_OK || entry_total(c, order, n) >= bound) return MP_OPT_FIRST_RESTARTED;
+        *plan = plan_of(c, order, n);
+        return MP_OPT_FIRST_PLANNED;
+    }
+    mp_err_clear(c->err); /* a split layout past 64 bits: the whole blocks' */
+    mp_opt_snapshot_restore(c, saved);
+    return resume(c, effort, MP_OPT_FIRST_RESUMED, rc);
+}
+
+/* Whether split_first applies: opt's own packer at lazy or quick effort
+ * (full effort and --exact lay every graph out in full anyway) on a tree
+ * of graphs where a cond block can split, without a memory map.  At
+ * quick effort (tests) nothing is refined, so its plans show any layout
+ * the snapshot failed to put back. */
+static bool split_first_applies(const octx *c, mp_opt_effort effort) {
+    return effort != MP_OPT_FULL && !c->pack && !c->o->exact && !c->o->banks.n && c->tree && c->splittable;
+}
+
 /* The program planned by opt's driver: every buffer laid out by `pack`
  * (NULL: opt's own packer, with `effort`).  NULL with err set when the
- * program cannot be planned. */
+ * program cannot be planned.  first: NULL, the whole blocks first;
+ * else split_first where it applies, and what it did. */
 static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
-                      pk_packer pack, const char *algo_name, mp_err *err) {
+                      pk_packer pack, const char *algo_name, mp_opt_first *first, mp_err *err) {
+    mp_opt_first found = MP_OPT_FIRST_NOT_TRIED;
+    if (first) *first = found;
     mp_err_clear(err);
     if (mp_check_alignment(o->alignment, err)) return NULL;
     octx c = {.prog = prog, .o = o, .err = err, .pack = pack, .algo_name = algo_name};
     int32_t *order = NULL;
     uint32_t n_order = 0;
+    mp_plan *plan = NULL;
     int rc = open_ctx(&c, prog, o, &order, &n_order);
-    if (rc == MP_OK) rc = mp_opt_layout_program(&c, order, n_order, effort);
-    if (rc == MP_OK && o->banks.n) rc = mp_opt_spill(&c); /* a memory map: fill and spill */
-    mp_plan *plan = rc == MP_OK ? plan_of(&c, order, n_order) : NULL;
-    if (plan) plan = try_split(&c, order, n_order, effort, plan);
+    if (rc == MP_OK) mp_opt_prepare_layout(&c, order, n_order);
+    if (rc == MP_OK && first && split_first_applies(&c, effort)) found = split_first(&c, order, n_order, effort, &plan, &rc);
+    else if (rc == MP_OK) rc = mp_opt_layout_graphs(&c, order, n_order, effort, NULL);
+    if (found != MP_OPT_FIRST_PLANNED && found != MP_OPT_FIRST_RESTARTED) {
+        if (rc == MP_OK && o->banks.n) rc = mp_opt_spill(&c); /* a memory map: fill and spill */
+        plan = rc == MP_OK ? plan_of(&c, order, n_order) : NULL;
+        if (plan) plan = try_split(&c, order, n_order, effort, plan);
+    }
     mp_xfree(order);
     free_ctx(&c);
+    if (first) *first = found;
+    if (found == MP_OPT_FIRST_RESTARTED) return drive(prog, o, effort, pack, algo_name, NULL, err);
     return plan;
 }
 
 mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
                             mp_err *err) {
-    mp_plan *plan = drive(prog, o, effort, NULL, "opt", err);
+    mp_opt_first first;
+    mp_plan *plan = drive(prog, o, effort, NULL, "opt", &first, err);
     if (o->banks.n) return plan; /* greedy has no memory map: no fallback, no safety net */
     if (!plan && err->limit) return limit_fallback(prog, o, err);
     return plan ? safety_net(prog, o, plan) : NULL;
 }
 
 mp_plan *mp_opt_plan_alone(const mp_program *prog, const mp_options *o, mp_err *err) {
-    return drive(prog, o, MP_OPT_LAZY, NULL, "opt", err);
+    mp_opt_first first;
+    return drive(prog, o, MP_OPT_LAZY, NULL, "opt", &first, err);
+}
+
+mp_plan *mp_opt_plan_order(const mp_program *prog, const mp_options *o, mp_opt_effort effort, bool split_first,
+                           mp_opt_first *first, mp_err *err) {
+    mp_plan *plan = drive(prog, o, effort, NULL, "opt", split_first ? first : NULL, err);
+    if (!split_first) *first = MP_OPT_FIRST_NOT_TRIED;
+    return plan;
 }
 
 mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
@@ -444,5 +525,5 @@ mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err) {
 
 mp_plan *mp_opt_plan_packed(const mp_program *prog, const mp_options *o, pk_packer pack,
                             const char *algo_name, mp_err *err) {
-    return drive(prog, o, MP_OPT_FULL, pack, algo_name, err);
+    return drive(prog, o, MP_OPT_FULL, pack, algo_name, NULL, err);
 }

@@ -26,6 +26,26 @@ mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_
  * (mp_plan_program_alone: the planner table's bare function for opt). */
 mp_plan *mp_opt_plan_alone(const mp_program *prog, const mp_options *o, mp_err *err);
 
+/* What opt's lazy layout did before refining whole cond blocks (opt.c's
+ * split_first). */
+typedef enum mp_opt_first {
+    MP_OPT_FIRST_NOT_TRIED, /* no block splits, or not lazy effort, --exact, a memory map, a peer */
+    MP_OPT_FIRST_AT_BOUND,  /* the whole blocks' quick layout is at the true bound */
+    MP_OPT_FIRST_NO_GAIN,   /* no split layout can go below the whole blocks' bound */
+    MP_OPT_FIRST_PLANNED,   /* the split layout, below that bound, planned; whole never refined */
+    MP_OPT_FIRST_RESUMED,   /* the split layout tried; the whole blocks' put back and resumed */
+    MP_OPT_FIRST_RESTARTED, /* its refinement rose to the bound: planned again, whole first */
+} mp_opt_first;
+
+/* opt's own layout at `effort` (as mp_opt_plan_alone) with the split
+ * layout tried first where it may rule the whole blocks out
+ * (split_first), or not (the whole blocks always first, as before 1.7.3);
+ * *first: what happened.  Tests: both orders give the same plan, but for
+ * the split one planned first at lazy effort.  Split_first applies at
+ * MP_OPT_QUICK here, which opt itself never uses. */
+mp_plan *mp_opt_plan_order(const mp_program *prog, const mp_options *o, mp_opt_effort effort, bool split_first,
+                           mp_opt_first *first, mp_err *err);
+
 /* Place one buffer's items (pk_item: size, inclusive lifetime; fixed ones
  * stay where they are) so that no two live at once overlap; return the
  * peak (largest offset + size), UINT64_MAX past 64 bits. */

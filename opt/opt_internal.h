@@ -89,12 +89,30 @@ typedef struct octx {
     bool splittable;        /* some cond block could split */
 } octx;
 
-/* Lay out every buffer of the reachable graphs (children first in
- * `order`). */
-int mp_opt_layout_program(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
-/* Then, where some cond block can split, again with split blocks
- * (split.c): the graphs that changes laid out again, the rest kept. */
+/* Each reachable graph's buffer count and arrays (children first in
+ * `order`); c->splittable. */
+void mp_opt_prepare_layout(octx *c, const int32_t *order, uint32_t n);
+/* Lay out every buffer of the reachable graphs, or only of those `only`
+ * marks (NULL: all): MP_OPT_QUICK lays out sub-graphs quickly and the
+ * entry with full effort, MP_OPT_LAZY then refines (mp_opt_refine_entry). */
+int mp_opt_layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, const uint8_t *only);
+/* The lazy effort's refinement of the entry's buffers, on quick layouts. */
+int mp_opt_refine_entry(octx *c);
+/* Cond blocks split where they can (split.c): c->split set, the escaping
+ * values marked; the graphs that changes (per graph 1; NULL with --exact:
+ * all of them), to free. */
+uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n);
+/* Then, where some cond block can split, again with split blocks: the
+ * graphs that changes laid out again, the rest kept. */
 int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);
+/* Some graphs' layouts saved and put back (snapshot.c): the split layout
+ * tried first, the whole blocks' resumed where it does not win. */
+typedef struct mp_opt_snapshot mp_opt_snapshot;
+mp_opt_snapshot *mp_opt_snapshot_take(const octx *c, const uint8_t *which);
+/* The saved layouts put back, the split marks dropped (c->split false),
+ * the snapshot freed. */
+void mp_opt_snapshot_restore(octx *c, mp_opt_snapshot *s);
+void mp_opt_snapshot_free(mp_opt_snapshot *s);
 /* Then place the sub-graph regions (after any spill between banks). */
 void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n);
 /* G's specs by buffer (buf_start, buf_specs: a counting sort, spec order
