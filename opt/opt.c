@@ -9,9 +9,12 @@
  * alone, so parent tensors dead there reuse its bytes.  That needs every
  * sub-graph to be run by one node only (a tree of graphs); when a graph is
  * shared, every sub-graph is reserved at offset 0 for its parent's whole
- * life instead, as ExecuTorch does.  On small programs the planner also
- * runs the reference greedy and keeps whichever plan needs fewer bytes, so
- * it never does worse. */
+ * life instead, as ExecuTorch does.  Where a cond block can split
+ * (split.c), the program is laid out with whole blocks and with split
+ * ones and the smaller plan kept; the split layout goes first where it
+ * can rule the whole blocks out before their refinement (split_first).
+ * On small programs the planner also runs the reference greedy and keeps
+ * whichever plan needs fewer bytes, so it never does worse. */
 #include "opt_internal.h"
 #include "ref.h" /* the fallback: the reference greedy */
 
