@@ -109,9 +109,11 @@ int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort
  * tried first, the whole blocks' resumed where it does not win. */
 typedef struct mp_opt_snapshot mp_opt_snapshot;
 mp_opt_snapshot *mp_opt_snapshot_take(const octx *c, const uint8_t *which);
-/* The saved layouts put back, the split marks dropped (c->split false),
+/* The saved layouts put back, the split marks dropped (mp_opt_unsplit),
  * the snapshot freed. */
 void mp_opt_snapshot_restore(octx *c, mp_opt_snapshot *s);
+/* No block split: c->split false, no branch's escaping values marked. */
+void mp_opt_unsplit(octx *c);
 void mp_opt_snapshot_free(mp_opt_snapshot *s);
 /* Then place the sub-graph regions (after any spill between banks). */
 void mp_opt_place_bases(octx *c, const int32_t *order, uint32_t n);

@@ -84,16 +84,20 @@ mp_opt_snapshot *mp_opt_snapshot_take(const octx *c, const uint8_t *which) {
 /* Graph s->gi as it was saved.  A block made since (the split layout
  * placed a node's escaping values) goes again: a node without one has
  * its sub-graphs at the graph's base, not at offset 0 of a block. */
-void mp_opt_snapshot_restore(octx *c, mp_opt_snapshot *s) {
-    for (uint32_t k = 0; k < s->n; k++)
-        (void)transfer(&c->g[s->v[k].gi], c->prog->graphs[s->v[k].gi].n_tensors, s->v[k].words, true);
-    c->split = false; /* and no branch keeps escaping values apart */
+void mp_opt_unsplit(octx *c) {
+    c->split = false;
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) {
         ograph *G = &c->g[gi];
         if (!G->esc) continue;
         mp_og_free(G, G->esc);
         G->esc = NULL;
     }
+}
+
+void mp_opt_snapshot_restore(octx *c, mp_opt_snapshot *s) {
+    for (uint32_t k = 0; k < s->n; k++)
+        (void)transfer(&c->g[s->v[k].gi], c->prog->graphs[s->v[k].gi].n_tensors, s->v[k].words, true);
+    mp_opt_unsplit(c);
     mp_opt_snapshot_free(s);
 }
 
