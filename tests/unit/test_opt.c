@@ -789,3 +789,35 @@ Test(opt, split_first_plans_what_whole_blocks_first_plan) { orders_agree(MP_OPT_
 /* At quick effort nothing is refined after the snapshot is put back, so a
  * layout it failed to restore shows in the plan. */
 Test(opt, split_first_puts_the_whole_blocks_layout_back) { orders_agree(MP_OPT_QUICK); }
+
+/* The path opt's lazy layout takes on a generated program. */
+static mp_opt_first path_of(uint32_t profile, uint64_t tensors) {
+    mp_gen_options g;
+    mp_gen_options_default(&g);
+    g.seed = 2026;
+    g.tensors = tensors;
+    g.profile = profile;
+    mp_program *p = generated_program(&g);
+    mp_options o;
+    mp_options_default(&o);
+    o.alignment = 16;
+    mp_opt_first first;
+    mp_err err;
+    mp_plan *plan = mp_opt_plan_order(p, &o, MP_OPT_LAZY, true, &first, &err);
+    cr_assert(plan, "%s", err.msg);
+    mp_plan_free(plan);
+    mp_program_free(p);
+    return first;
+}
+
+/* `mixed` (as the bench's 10^4 graph): the split layout is below every
+ * whole-block layout's bound and planned first.  `deep` as the bench's
+ * 10^5 graph: 33,000 nested conds, most graphs changed by a split, each
+ * of a few planned tensors; trying the split first would cost more than
+ * the refinement it can save, so it is not tried (worth_trying); at 2,000
+ * tensors it is tried, and the whole blocks resume. */
+Test(opt, split_first_is_tried_where_it_can_pay) {
+    cr_assert_eq(path_of(MP_PROFILE_MIXED, 10000), MP_OPT_FIRST_PLANNED);
+    cr_assert_eq(path_of(MP_PROFILE_DEEP, 100000), MP_OPT_FIRST_NO_GAIN);
+    cr_assert_eq(path_of(MP_PROFILE_DEEP, 2000), MP_OPT_FIRST_RESUMED, "a few hundred graphs: tried");
+}
