@@ -33,6 +33,8 @@ typedef struct stage_run {
     int rc; /* the exit status; 128 + N for signal N; -1 not run */
 } stage_run;
 
+static double ms_of(struct timeval t) { return (double)t.tv_sec * 1e3 + (double)t.tv_usec / 1e3; }
+
 /* This binary run with argv, its output to /dev/null, its errors shown. */
 static stage_run run_stage(const char *exe, char *const argv[]) {
     stage_run r = {0, 0, 0, 0, -1};
@@ -51,8 +53,8 @@ static stage_run run_stage(const char *exe, char *const argv[]) {
     while (wait4(pid, &status, 0, &ru) < 0)
         if (errno != EINTR) return r;
     r.ms = mp_cli_now_ms() - t0;
-    r.user_ms = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3;
-    r.kernel_ms = (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3;
+    r.user_ms = ms_of(ru.ru_utime);
+    r.kernel_ms = ms_of(ru.ru_stime);
     r.peak_kb = (uint64_t)ru.ru_maxrss;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
@@ -163,8 +165,9 @@ int mp_bench_stages(uint64_t max_tensors, uint64_t repeat, const char *db) {
                                          .profile = "transformer", .tensors = n, .buffers = "",
                                          .plan_ms = cur[k].ms, .peak_kb = cur[k].peak_kb,
                                          .verify = cur[k].rc ? "failed" : "ok"};
+            const mp_result_row *wall = &rows[nr - 1];
             for (int u = 0; u < 2; u++) { /* the CPU times, as stages of their own */
-                rows[nr] = rows[nr - 1 - u];
+                rows[nr] = *wall;
                 rows[nr].algo = cpu_names[k][u];
                 rows[nr++].plan_ms = u ? cur[k].kernel_ms : cur[k].user_ms;
             }

@@ -36,7 +36,10 @@ static void move(void *graph, void *saved, size_t n, bool to_graph) {
 }
 
 /* Graph G's layout into the saved words w, or back (to_graph); with w
- * NULL only the words it takes, as G is now.  Returns that count. */
+ * NULL only the words it takes, as G is now.  Returns that count.  Put
+ * back, a block made since (the split layout placed a node's escaping
+ * values) goes again: a node without one has its sub-graphs at the
+ * graph's base, not at offset 0 of a block. */
 static size_t transfer(ograph *G, uint32_t n_tensors, uint64_t *w, bool to_graph) {
     size_t nb = (size_t)G->n_buf + 1, at = 0;
     uint64_t *const arrays[6] = {G->local, G->split, G->lb, G->hlb, G->tlb, G->loff};
@@ -81,9 +84,6 @@ mp_opt_snapshot *mp_opt_snapshot_take(const octx *c, const uint8_t *which) {
     return s;
 }
 
-/* Graph s->gi as it was saved.  A block made since (the split layout
- * placed a node's escaping values) goes again: a node without one has
- * its sub-graphs at the graph's base, not at offset 0 of a block. */
 void mp_opt_unsplit(octx *c) {
     c->split = false;
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) {
