@@ -40,6 +40,9 @@ void mp_cli_print_planners(FILE *f);
 int mp_cli_fail(const char *cmd, const mp_err *err);
 /* A monotonic clock in milliseconds (benchmarks). */
 double mp_cli_now_ms(void);
+/* The allocator tuned for a batch process (tune.c); may start the command
+ * again, with the same arguments, before it returns. */
+void mp_cli_tune_process(char **argv);
 
 int mp_cmd_plan(int argc, char **argv);
 int mp_cmd_verify(int argc, char **argv);

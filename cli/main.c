@@ -3,9 +3,6 @@
 
 #include <signal.h>
 #include <stdio.h>
-#ifdef __GLIBC__
-#include <malloc.h> /* mallopt */
-#endif
 
 static const char MAIN_HELP[] =
     "usage: memplan COMMAND [options] ...\n"
@@ -45,20 +42,8 @@ static const char MAIN_HELP[] =
     "device or FIFO such as /dev/null is written in place; '-' is stdout).\n"
     "An output that is one of the command's inputs is refused.\n";
 
-/* memplan is a short batch process whose planners allocate and free many
- * large scratch arrays: glibc would map each one afresh and pay a page
- * fault per page (a fifth of a 10^5-tensor plan's time here).  Keeping
- * freed memory in the heap for reuse avoids that; the library itself
- * leaves the process's allocator settings alone. */
-static void tune_allocator(void) {
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-}
-
 int main(int argc, char **argv) {
-    tune_allocator();
+    mp_cli_tune_process(argv); /* first: it may start the command again */
     /* a file past the size limit (ulimit -f) is a write error (EFBIG) that
      * the writer cleans up after, not a signal that kills it mid-write */
     signal(SIGXFSZ, SIG_IGN);
