@@ -19,7 +19,8 @@
  * planners, fuzzers) sees the caller's environment.  Nothing is done where
  * the caller set glibc.malloc.hugetlb already (GLIBC_TUNABLES=
  * glibc.malloc.hugetlb=0 turns this off), where huge pages are off or
- * always on, or off glibc; a failed restart runs on as it is. */
+ * always on, under a tool that preloads a library (valgrind), or off
+ * glibc; a failed restart runs on as it is. */
 #define _GNU_SOURCE /* setenv, unsetenv */
 #include "cli.h"
 
@@ -54,6 +55,15 @@ static bool huge_pages_on_request(void) {
     return yes;
 }
 
+/* Whether a tool interposes on the process (valgrind, heaptrack: they
+ * preload their libraries).  It is left alone: under valgrind,
+ * /proc/self/exe is valgrind's own program, which refuses to be started
+ * so, and a tool that follows its process across an exec may not. */
+static bool interposed(void) {
+    const char *pre = getenv("LD_PRELOAD"), *audit = getenv("LD_AUDIT");
+    return (pre && *pre) || (audit && *audit);
+}
+
 /* GLIBC_TUNABLES as the caller set it (the restarted process). */
 static void restore_caller_env(const char *was) {
     if (*was == '=') setenv("GLIBC_TUNABLES", was + 1, 1);
@@ -65,6 +75,7 @@ static void restore_caller_env(const char *was) {
 static void restart_with_huge_heap(char **argv) {
     const char *cur = getenv("GLIBC_TUNABLES");
     if (cur && strstr(cur, TUNE_HUGE)) return; /* the caller's choice */
+    if (interposed()) return;
     if (!huge_pages_on_request()) return;
     char was[4096], now[4096 + 32];
     int n = snprintf(was, sizeof was, "%s%s", cur ? "=" : "", cur ? cur : "");

@@ -48,6 +48,11 @@ if grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
     tr '\0' '\n' </proc/$pid/environ | grep -q '^MEMPLAN_GLIBC' && bad "restarted though the caller set hugetlb" || ok
     if [ $glibc_heap = 1 ]; then heap_flags | grep -qw hg && bad "the heap on huge pages after hugetlb=0" || ok; fi
     stop_waiting
+    # a tool that preloads a library (valgrind) is left alone
+    start_waiting LD_PRELOAD=libm.so.6 ASAN_OPTIONS=verify_asan_link_order=0
+    grep -q wait_for_partner /proc/$pid/wchan 2>/dev/null && ok || bad "memplan with LD_PRELOAD did not start"
+    tr '\0' '\n' </proc/$pid/environ 2>/dev/null | grep -q '^MEMPLAN_GLIBC' && bad "restarted under LD_PRELOAD" || ok
+    stop_waiting
 else
     echo "tune: transparent huge pages are not 'madvise' here: memplan does not restart; restart not checked"
 fi
