@@ -191,6 +191,17 @@ static void collect_items(const octx *c, uint32_t gi, uint32_t b, itemv *iv, boo
         push_item(iv, (pk_item){reserve, 0, (int32_t)g->n_nodes - 1, true, 0}, INT32_MIN);
 }
 
+/* collect_items into arrays sized for them: at most one item per planned
+ * tensor of b and one per control-flow node (the caller frees both). */
+static itemv gather_items(const octx *c, uint32_t gi, uint32_t b, bool *own) {
+    uint32_t from, to;
+    buf_range(&c->g[gi], b, &from, &to);
+    size_t most = (size_t)(to - from) + c->g[gi].n_cf + 2;
+    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
+    collect_items(c, gi, b, &iv, own);
+    return iv;
+}
+
 /* Node i of a graph whose nodes carry span= covers time units [T(i),
  * T(i+1)) (G->time); an item over nodes s..e covers T(s) .. T(e+1) - 1.
  * The map is increasing, so it keeps every overlap, and it gives lifetimes
@@ -395,13 +406,8 @@ static void pack_split(octx *c, uint32_t gi, form *f, uint64_t pad, bool quick) 
 static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *hot) {
     ograph *G = &c->g[gi];
     const mp_graphdef *g = &c->prog->graphs[gi];
-    /* at most one item per planned tensor of b and one per control-flow node */
-    uint32_t from, to;
-    buf_range(G, b, &from, &to);
-    size_t most = (size_t)(to - from) + G->n_cf + 2;
-    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
     bool own;
-    collect_items(c, gi, b, &iv, &own);
+    itemv iv = gather_items(c, gi, b, &own);
     if (gi == 0 && c->pins) {
         int prc = check_pins(c, &iv);
         if (prc) {
@@ -426,6 +432,27 @@ static int layout_buffer(octx *c, uint32_t gi, uint32_t b, bool quick, uint8_t *
     mp_xfree(iv.v);
     mp_xfree(iv.who);
     return rc;
+}
+
+/* Graph gi's whole-block bounds of buffer b (hlb, tlb) as layout_buffer
+ * sets them, without packing: the packer's lower bound is the live peak
+ * of the same (timed) items.  Its laid-out size is taken as its hlb, so
+ * that a parent bounded after it reads its block as present exactly when
+ * a layout would (a layout is empty exactly when its bound is, sums below
+ * 2^64: the caller checks).  Whole blocks only (no split marks). */
+static void bound_buffer(octx *c, uint32_t gi, uint32_t b) {
+    ograph *G = &c->g[gi];
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    bool own;
+    itemv iv = gather_items(c, gi, b, &own);
+    pk_item *timed = timed_items(G, g, &iv);
+    uint64_t lower = mp_pk_lower_bound(timed ? timed : iv.v, (uint32_t)iv.n);
+    mp_xfree(timed);
+    buffer_bounds(c, gi, b, &iv, own && G->xnnpack ? 64 : 0, lower, NULL);
+    G->local[b] = G->split[b] = G->hlb[b];
+    G->full[b] = false;
+    mp_xfree(iv.v);
+    mp_xfree(iv.who);
 }
 
 /* A graph's buffer count (its own and its sub-graphs'), children first. */
@@ -546,6 +573,18 @@ int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort
     return rc;
 }
 
+int mp_opt_bound_graphs(octx *c, const int32_t *order, uint32_t n, const uint8_t *bounded) {
+    int rc = MP_OK;
+    for (uint32_t b = 1; b < c->g[0].n_buf && rc == MP_OK; b++)
+        for (uint32_t k = 0; k < n && rc == MP_OK; k++) {
+            uint32_t gi = (uint32_t)order[k];
+            if (b >= c->g[gi].n_buf) continue;
+            if (bounded[gi]) bound_buffer(c, gi, b);
+            else rc = layout_buffer(c, gi, b, true, NULL);
+        }
+    return rc;
+}
+
 int mp_opt_layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, const uint8_t *only) {
     return layout_graphs(c, order, n, effort, only);
 }
@@ -605,12 +644,8 @@ static int cmp_item_size(const void *a, const void *b) {
 
 void mp_opt_busiest(const octx *c, uint32_t b, mp_buf *out) {
     const mp_graphdef *g = &c->prog->graphs[0];
-    uint32_t from, to;
-    buf_range(&c->g[0], b, &from, &to);
-    size_t most = (size_t)(to - from) + c->g[0].n_cf + 2;
-    itemv iv = {mp_xmalloc(most * sizeof *iv.v), 0, most, mp_xmalloc(most * sizeof *iv.who), most};
     bool own;
-    collect_items(c, 0, b, &iv, &own);
+    itemv iv = gather_items(c, 0, b, &own);
     int32_t at = -1;
     uint64_t live = mp_pk_live_peak(iv.v, (uint32_t)iv.n, &at);
     size_t n = 0;

@@ -443,6 +443,16 @@ static bool worth_trying(const octx *c, const uint8_t *dirty) {
     return graphs <= FIRST_MANY_GRAPHS || specs >= graphs * FIRST_TINY_GRAPH;
 }
 
+/* The split layout, below every whole-block layout's bound, refined and
+ * planned (*plan); restarted where the refinement ends above it. */
+static mp_opt_first plan_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, uint64_t bound,
+                               mp_plan **plan, int *rc) {
+    if (effort == MP_OPT_LAZY) *rc = mp_opt_refine_entry(c);
+    if (*rc != MP_OK || entry_total(c, order, n) >= bound) return MP_OPT_FIRST_RESTARTED;
+    *plan = plan_of(c, order, n);
+    return MP_OPT_FIRST_PLANNED;
+}
+
 /* The split layout tried before the whole blocks' refinement (lazy
  * effort).  The whole blocks get quick layouts (the first half of their
  * lazy layout; at the true bound that is all of it).  Where a split
@@ -455,8 +465,8 @@ static bool worth_trying(const octx *c, const uint8_t *dirty) {
  * same layout as when they come first, so the same plan.  A refinement
  * that ends above the bound (sub-graphs laid out otherwise than after the
  * whole blocks' refinement) means planning again, whole blocks first. */
-static mp_opt_first split_first(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, mp_plan **plan,
-                                int *rc) {
+static mp_opt_first whole_then_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort,
+                                     mp_plan **plan, int *rc) {
     *rc = mp_opt_layout_graphs(c, order, n, MP_OPT_QUICK, NULL);
     if (*rc != MP_OK || at_true_bound(c)) return MP_OPT_FIRST_AT_BOUND; /* nothing to refine */
     uint64_t bound = entry_bound(c, false);
@@ -472,14 +482,60 @@ static mp_opt_first split_first(octx *c, const int32_t *order, uint32_t n, mp_op
     mp_xfree(dirty);
     if (src == MP_OK && entry_total(c, order, n) < bound) {
         mp_opt_snapshot_free(saved);
-        if (effort == MP_OPT_LAZY) *rc = mp_opt_refine_entry(c);
-        if (*rc != MP_OK || entry_total(c, order, n) >= bound) return MP_OPT_FIRST_RESTARTED;
-        *plan = plan_of(c, order, n);
-        return MP_OPT_FIRST_PLANNED;
+        return plan_split(c, order, n, effort, bound, plan, rc);
     }
     mp_err_clear(c->err); /* a split layout past 64 bits: the whole blocks' */
     mp_opt_snapshot_restore(c, saved);
     return resume(c, effort, MP_OPT_FIRST_RESUMED, rc);
+}
+
+/* Whether every planned byte of the program sums below 2^62: then no
+ * layout or bound of any graph wraps, and a graph's bounds tell exactly
+ * whether its layout is empty (mp_opt_bound_graphs). */
+static bool sums_small(const octx *c) {
+    uint64_t total = 0;
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++)
+        for (uint32_t k = 0; c->reach[gi] && k < c->g[gi].n_specs; k++)
+            if (!mp_add_u64(total, c->g[gi].asize[c->g[gi].specs[k]], &total)) return false;
+    return total < (UINT64_C(1) << 62);
+}
+
+/* split_first without the whole blocks' quick layouts of the graphs a
+ * split changes: their bounds come from their items alone, so that where
+ * the split layout is planned first those layouts are never made, and
+ * nothing needs putting back.  Where the whole blocks are needed after
+ * all they are laid out then, from the same layouts of the other graphs,
+ * so every outcome and plan is whole_then_split's.  Not with pins (the
+ * entry's layout checks them), sums near 64 bits, or very many graphs. */
+static mp_opt_first split_first(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, mp_plan **plan,
+                                int *rc) {
+    /* the marks come first here, which costs programs of very many graphs
+     * more than it saves (`many-conds`-10^6, 285,000 graphs: +10%) */
+    if (n > FIRST_MANY_GRAPHS) return whole_then_split(c, order, n, effort, plan, rc);
+    uint8_t *dirty = mp_opt_split_marks(c, order, n);
+    mp_opt_unsplit(c);
+    if (!dirty[0] || c->pins || !worth_trying(c, dirty) || !sums_small(c)) {
+        mp_xfree(dirty);
+        return whole_then_split(c, order, n, effort, plan, rc);
+    }
+    mp_opt_first why = MP_OPT_FIRST_NO_GAIN;
+    *rc = mp_opt_bound_graphs(c, order, n, dirty);
+    uint64_t bound = entry_bound(c, false);
+    if (*rc == MP_OK && entry_bound(c, true) < bound) { /* a split may win: not at the true bound either */
+        mp_xfree(mp_opt_split_marks(c, order, n));
+        int src = mp_opt_layout_graphs(c, order, n, MP_OPT_QUICK, dirty);
+        if (src == MP_OK && entry_total(c, order, n) < bound) {
+            mp_xfree(dirty);
+            return plan_split(c, order, n, effort, bound, plan, rc);
+        }
+        mp_err_clear(c->err); /* a split layout past 64 bits: the whole blocks' */
+        mp_opt_unsplit(c);
+        why = MP_OPT_FIRST_RESUMED;
+    }
+    if (*rc == MP_OK) *rc = mp_opt_layout_graphs(c, order, n, MP_OPT_QUICK, dirty); /* the whole blocks' */
+    mp_xfree(dirty);
+    if (*rc != MP_OK || (why == MP_OPT_FIRST_NO_GAIN && at_true_bound(c))) return MP_OPT_FIRST_AT_BOUND;
+    return resume(c, effort, why, rc);
 }
 
 /* Whether split_first applies: opt's own packer at lazy or quick effort
@@ -533,6 +589,44 @@ mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_
 mp_plan *mp_opt_plan_alone(const mp_program *prog, const mp_options *o, mp_err *err) {
     mp_opt_first first;
     return drive(prog, o, MP_OPT_LAZY, NULL, "opt", &first, err);
+}
+
+/* The (graph, buffer) bounds of `dirty` graphs that differ between
+ * mp_opt_bound_graphs and the whole blocks' quick layouts. */
+static uint32_t bounds_differ(octx *c, const int32_t *order, uint32_t n, const uint8_t *dirty) {
+    size_t total = 0, at = 0;
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) total += dirty[gi] ? c->g[gi].n_buf : 0;
+    uint64_t *saved = mp_xmalloc((2 * total + 1) * sizeof *saved);
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++)
+        for (uint32_t b = 0; dirty[gi] && b < c->g[gi].n_buf; b++)
+            saved[at++] = c->g[gi].hlb[b], saved[at++] = c->g[gi].tlb[b];
+    uint32_t differ = mp_opt_layout_graphs(c, order, n, MP_OPT_QUICK, NULL) == MP_OK ? 0 : 1;
+    at = 0;
+    for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++)
+        for (uint32_t b = 0; dirty[gi] && b < c->g[gi].n_buf; b++, at += 2)
+            differ += saved[at] != c->g[gi].hlb[b] || saved[at + 1] != c->g[gi].tlb[b];
+    mp_xfree(saved);
+    return differ;
+}
+
+int mp_opt_bounds_check(const mp_program *prog, const mp_options *o, mp_err *err) {
+    octx c = {.prog = prog, .o = o, .err = err, .algo_name = "opt"};
+    int32_t *order = NULL;
+    uint32_t n = 0;
+    int result = -1;
+    if (open_ctx(&c, prog, o, &order, &n) == MP_OK) {
+        mp_opt_prepare_layout(&c, order, n);
+        if (split_first_applies(&c, MP_OPT_LAZY) && n <= FIRST_MANY_GRAPHS) {
+            uint8_t *dirty = mp_opt_split_marks(&c, order, n);
+            mp_opt_unsplit(&c);
+            if (dirty[0] && !c.pins && sums_small(&c) && mp_opt_bound_graphs(&c, order, n, dirty) == MP_OK)
+                result = (int)bounds_differ(&c, order, n, dirty);
+            mp_xfree(dirty);
+        }
+    }
+    mp_xfree(order);
+    free_ctx(&c);
+    return result;
 }
 
 mp_plan *mp_opt_plan_order(const mp_program *prog, const mp_options *o, mp_opt_effort effort, bool split_first,

@@ -46,6 +46,13 @@ typedef enum mp_opt_first {
 mp_plan *mp_opt_plan_order(const mp_program *prog, const mp_options *o, mp_opt_effort effort, bool split_first,
                            mp_opt_first *first, mp_err *err);
 
+/* Test hook: split_first's bounds of the graphs a split changes, made
+ * without their layouts, against the whole blocks' quick layouts' own:
+ * the number of (graph, buffer) bounds that differ, or -1 where
+ * split_first would not compute them (no split, pins, very many graphs,
+ * sums near 64 bits). */
+int mp_opt_bounds_check(const mp_program *prog, const mp_options *o, mp_err *err);
+
 /* Place one buffer's items (pk_item: size, inclusive lifetime; fixed ones
  * stay where they are) so that no two live at once overlap; return the
  * peak (largest offset + size), UINT64_MAX past 64 bits. */

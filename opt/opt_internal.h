@@ -96,6 +96,10 @@ void mp_opt_prepare_layout(octx *c, const int32_t *order, uint32_t n);
  * marks (NULL: all): MP_OPT_QUICK lays out sub-graphs quickly and the
  * entry with full effort, MP_OPT_LAZY then refines (mp_opt_refine_entry). */
 int mp_opt_layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, const uint8_t *only);
+/* Split-first's start (opt.c): every graph outside `bounded` laid out
+ * quickly as mp_opt_layout_graphs does it (children first; the entry is
+ * bounded), every graph in it given only its whole-block bounds. */
+int mp_opt_bound_graphs(octx *c, const int32_t *order, uint32_t n, const uint8_t *bounded);
 /* The lazy effort's refinement of the entry's buffers, on quick layouts. */
 int mp_opt_refine_entry(octx *c);
 /* Cond blocks split where they can (split.c): c->split set, the escaping

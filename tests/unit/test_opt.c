@@ -790,6 +790,37 @@ Test(opt, split_first_plans_what_whole_blocks_first_plan) { orders_agree(MP_OPT_
  * layout it failed to restore shows in the plan. */
 Test(opt, split_first_puts_the_whole_blocks_layout_back) { orders_agree(MP_OPT_QUICK); }
 
+/* split_first reads the whole blocks' bounds of the graphs a split
+ * changes from their items, without laying them out: they must be the
+ * bounds those layouts give, on the harness's first 1,200 cases and on
+ * generated programs of control flow, or it would decide otherwise than
+ * the layouts would (a weaker bound plans the same bytes, so the order
+ * tests above cannot tell). */
+Test(opt, split_first_bounds_are_the_layouts_bounds) {
+    uint32_t checked = 0;
+    for (uint64_t i = 0; i < 1230; i++) {
+        mp_gen_options g;
+        mp_options o;
+        if (i < 1200) {
+            mp_harness_case(1 + i / 300, i % 300, &g, &o);
+        } else { /* mixed, deep and many-conds at 3,000 tensors, ten seeds each */
+            mp_gen_options_default(&g);
+            mp_options_default(&o);
+            o.alignment = 16;
+            g.seed = 1 + i % 10;
+            g.tensors = 3000;
+            g.profile = (uint32_t[]){MP_PROFILE_MIXED, MP_PROFILE_DEEP, MP_PROFILE_MANY_CONDS}[(i - 1200) / 10];
+        }
+        mp_program *p = generated_program(&g);
+        mp_err err;
+        int differ = mp_opt_bounds_check(p, &o, &err);
+        cr_assert_leq(differ, 0, "case %llu: %d bounds differ", (unsigned long long)i, differ);
+        checked += differ == 0;
+        mp_program_free(p);
+    }
+    cr_assert_gt(checked, 200, "only %u programs had their bounds checked", checked);
+}
+
 /* The path opt's lazy layout takes on a generated program. */
 static mp_opt_first path_of(uint32_t profile, uint64_t tensors) {
     mp_gen_options g;
