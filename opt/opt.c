@@ -507,17 +507,24 @@ static bool sums_small(const octx *c) {
  * all they are laid out then, from the same layouts of the other graphs,
  * so every outcome and plan is whole_then_split's.  Not with pins (the
  * entry's layout checks them), sums near 64 bits, or very many graphs. */
-static mp_opt_first split_first(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, mp_plan **plan,
-                                int *rc) {
-    /* the marks come first here, which costs programs of very many graphs
-     * more than it saves (`many-conds`-10^6, 285,000 graphs: +10%) */
-    if (n > FIRST_MANY_GRAPHS) return whole_then_split(c, order, n, effort, plan, rc);
+/* The graphs a split changes (marks left off), where split_first can
+ * bound them without laying them out; NULL where it cannot.  The marks
+ * come first here, which costs programs of very many graphs more than it
+ * saves (`many-conds`-10^6, 285,000 graphs: +10%); at most 4,096 graphs
+ * are always worth trying (worth_trying). */
+static uint8_t *boundable(octx *c, const int32_t *order, uint32_t n) {
+    if (n > FIRST_MANY_GRAPHS) return NULL;
     uint8_t *dirty = mp_opt_split_marks(c, order, n);
     mp_opt_unsplit(c);
-    if (!dirty[0] || c->pins || !worth_trying(c, dirty) || !sums_small(c)) {
-        mp_xfree(dirty);
-        return whole_then_split(c, order, n, effort, plan, rc);
-    }
+    if (dirty[0] && !c->pins && sums_small(c)) return dirty;
+    mp_xfree(dirty);
+    return NULL;
+}
+
+static mp_opt_first split_first(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort, mp_plan **plan,
+                                int *rc) {
+    uint8_t *dirty = boundable(c, order, n);
+    if (!dirty) return whole_then_split(c, order, n, effort, plan, rc);
     mp_opt_first why = MP_OPT_FIRST_NO_GAIN;
     *rc = mp_opt_bound_graphs(c, order, n, dirty);
     uint64_t bound = entry_bound(c, false);
@@ -616,13 +623,9 @@ int mp_opt_bounds_check(const mp_program *prog, const mp_options *o, mp_err *err
     int result = -1;
     if (open_ctx(&c, prog, o, &order, &n) == MP_OK) {
         mp_opt_prepare_layout(&c, order, n);
-        if (split_first_applies(&c, MP_OPT_LAZY) && n <= FIRST_MANY_GRAPHS) {
-            uint8_t *dirty = mp_opt_split_marks(&c, order, n);
-            mp_opt_unsplit(&c);
-            if (dirty[0] && !c.pins && sums_small(&c) && mp_opt_bound_graphs(&c, order, n, dirty) == MP_OK)
-                result = (int)bounds_differ(&c, order, n, dirty);
-            mp_xfree(dirty);
-        }
+        uint8_t *dirty = split_first_applies(&c, MP_OPT_LAZY) ? boundable(&c, order, n) : NULL;
+        if (dirty && mp_opt_bound_graphs(&c, order, n, dirty) == MP_OK) result = (int)bounds_differ(&c, order, n, dirty);
+        mp_xfree(dirty);
     }
     mp_xfree(order);
     free_ctx(&c);
