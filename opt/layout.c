@@ -545,25 +545,10 @@ static int layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effor
     return rc;
 }
 
-/* The graphs a split changes (children first in `order`): those with a
- * marked branch (split.c) and every graph above one. */
-static uint8_t *split_graphs(const octx *c, const int32_t *order, uint32_t n) {
-    uint8_t *dirty = mp_xcalloc(c->prog->n_graphs + 1, 1);
-    for (uint32_t k = 0; k < n; k++) {
-        int32_t gi = order[k];
-        const mp_graphdef *g = &c->prog->graphs[gi];
-        dirty[gi] |= c->g[gi].esc != NULL;
-        for (uint32_t i = 0; i < g->n_nodes; i++)
-            for (int s = 0; s < 2; s++)
-                if (g->nodes[i].sub[s] >= 0 && dirty[g->nodes[i].sub[s]]) dirty[gi] = 1;
-    }
-    return dirty;
-}
-
 uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n) {
     c->split = true;
     (void)mp_opt_mark_escapes(c, order, n);
-    return c->o->exact ? NULL : split_graphs(c, order, n); /* --exact: every note again */
+    return c->o->exact ? NULL : mp_opt_split_changes(c, order, n); /* --exact: every note again */
 }
 
 int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {

@@ -507,15 +507,14 @@ static bool sums_small(const octx *c) {
  * all they are laid out then, from the same layouts of the other graphs,
  * so every outcome and plan is whole_then_split's.  Not with pins (the
  * entry's layout checks them), sums near 64 bits, or very many graphs. */
-/* The graphs a split changes (marks left off), where split_first can
- * bound them without laying them out; NULL where it cannot.  The marks
- * come first here, which costs programs of very many graphs more than it
+/* The graphs a split changes, where split_first can bound them without
+ * laying them out; NULL where it cannot.  They are known before any
+ * layout here, which costs programs of very many graphs more than it
  * saves (`many-conds`-10^6, 285,000 graphs: +10%); at most 4,096 graphs
  * are always worth trying (worth_trying). */
 static uint8_t *boundable(octx *c, const int32_t *order, uint32_t n) {
     if (n > FIRST_MANY_GRAPHS) return NULL;
-    uint8_t *dirty = mp_opt_split_marks(c, order, n);
-    mp_opt_unsplit(c);
+    uint8_t *dirty = mp_opt_split_changes(c, order, n);
     if (dirty[0] && !c->pins && sums_small(c)) return dirty;
     mp_xfree(dirty);
     return NULL;

@@ -106,6 +106,9 @@ int mp_opt_refine_entry(octx *c);
  * values marked; the graphs that changes (per graph 1; NULL with --exact:
  * all of them), to free. */
 uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n);
+/* The graphs a split changes, as mp_opt_split_marks gives them, without
+ * marking anything (to free). */
+uint8_t *mp_opt_split_changes(const octx *c, const int32_t *order, uint32_t n);
 /* Then, where some cond block can split, again with split blocks: the
  * graphs that changes laid out again, the rest kept. */
 int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);

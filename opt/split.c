@@ -86,6 +86,31 @@ bool mp_opt_mark_escapes(octx *c, const int32_t *order, uint32_t n) {
     return any;
 }
 
+/* Both branches of every cond that splits get an escape table when marked
+ * (mp_opt_mark_escapes), whether or not a value is marked in it; these
+ * and every graph above one are the graphs a split changes.  Found
+ * without the marks, so that split_first can tell which graphs to bound
+ * before it marks anything: two passes, since a branch comes before its
+ * parent in `order` (children first). */
+uint8_t *mp_opt_split_changes(const octx *c, const int32_t *order, uint32_t n) {
+    uint8_t *dirty = mp_xcalloc(c->prog->n_graphs + 1, 1);
+    for (uint32_t k = 0; c->tree && k < n; k++) {
+        uint32_t gi = (uint32_t)order[k];
+        const mp_node *nodes = c->prog->graphs[gi].nodes;
+        for (uint32_t j = 0; j < c->g[gi].n_cf; j++) {
+            uint32_t i = c->g[gi].cf_nodes[j];
+            if (splittable(c, gi, i)) dirty[nodes[i].sub[0]] = dirty[nodes[i].sub[1]] = 1;
+        }
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const mp_graphdef *g = &c->prog->graphs[order[k]];
+        for (uint32_t i = 0; i < g->n_nodes; i++)
+            for (int s = 0; s < 2; s++)
+                if (g->nodes[i].sub[s] >= 0 && dirty[g->nodes[i].sub[s]]) dirty[order[k]] = 1;
+    }
+    return dirty;
+}
+
 bool mp_opt_node_splits(const octx *c, uint32_t gi, uint32_t i) {
     const mp_node *nd = &c->prog->graphs[gi].nodes[i];
     return c->tree && nd->sub[0] >= 0 && c->g[nd->sub[0]].esc != NULL;
