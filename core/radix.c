@@ -1,7 +1,9 @@
 /* radix.c - a stable LSD radix sort of (key, position) pairs: the
  * planners' and the verifier's big orders (10^7 items) in a few linear
  * passes, where a comparison sort with a callback costs several times
- * more and, with glibc's merge sort, a copy of the array. */
+ * more and, with glibc's merge sort, a copy of the array.  Large arrays
+ * are first split by their top digit into buckets that fit the cache, and
+ * each bucket is then sorted on its own (bucketed_sort). */
 #include "internal.h"
 
 int mp_bit_width(uint64_t x) {
@@ -13,35 +15,82 @@ int mp_bit_width(uint64_t x) {
 /* 11-bit digits, all histograms in one pass. */
 #define RADIX_BITS 11
 #define RADIX_DIGITS (1u << RADIX_BITS)
+/* A bucket's own passes: 8-bit digits, whose histograms cost little to
+ * clear for each bucket. */
+#define BUCKET_BITS 8
+#define BUCKET_DIGITS (1u << BUCKET_BITS)
+/* From this many items and three passes, whole-array passes go to memory
+ * each time (at 2^20 8-byte words, 8 MB): one pass splits the array into
+ * RADIX_DIGITS buckets of a few KB each, sorted in the cache. */
+#define BUCKETED_MIN (UINT32_C(1) << 20)
 
-/* The sort itself, for items of `size` bytes whose key key(item) has its
- * digits from bit lo on (bits of them).  Inlined into each caller, so the
- * key and the copies are the caller's own, not calls. */
-static inline void *radix_sort(void *a, void *b, uint32_t n, size_t size, int lo, int bits,
-                               uint64_t (*key)(const void *)) {
-    int passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
-    uint32_t (*at)[RADIX_DIGITS] = mp_xcalloc((size_t)passes + 1, sizeof *at);
+typedef uint64_t (*key_fn)(const void *);
+
+/* The LSD passes over a[] (n items of `size` bytes) for the key bits lo ..
+ * lo + bits - 1, `digit` bits a pass, with at[] scratch histograms for
+ * every pass (cleared here).  Inlined into each caller, so the key and the
+ * copies are the caller's own, not calls.  Returns a or b, whichever holds
+ * the result: a after an even number of passes. */
+static inline void *lsd_passes(void *a, void *b, uint32_t n, size_t size, int lo, int bits, int digit,
+                               uint32_t *at, key_fn key) {
+    int passes = (bits + digit - 1) / digit;
+    uint32_t digits = UINT32_C(1) << digit, mask = digits - 1;
+    memset(at, 0, (size_t)passes * digits * sizeof *at);
     for (uint32_t q = 0; q < n; q++)
-        for (int p = 0; p < passes; p++)
-            at[p][(key((char *)a + (size_t)q * size) >> (lo + p * RADIX_BITS)) & (RADIX_DIGITS - 1)]++;
+        for (int p = 0; p < passes; p++) at[p * digits + ((key((char *)a + (size_t)q * size) >> (lo + p * digit)) & mask)]++;
     for (int p = 0; p < passes; p++) {
-        uint32_t sum = 0;
-        for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
-            uint32_t c = at[p][d];
-            at[p][d] = sum;
+        uint32_t sum = 0, *h = at + p * digits;
+        for (uint32_t d = 0; d < digits; d++) {
+            uint32_t c = h[d];
+            h[d] = sum;
             sum += c;
         }
         for (uint32_t q = 0; q < n; q++) {
             const char *x = (char *)a + (size_t)q * size;
-            uint32_t to = at[p][(key(x) >> (lo + p * RADIX_BITS)) & (RADIX_DIGITS - 1)]++;
-            memcpy((char *)b + (size_t)to * size, x, size);
+            memcpy((char *)b + (size_t)h[(key(x) >> (lo + p * digit)) & mask]++ * size, x, size);
         }
         void *t = a;
         a = b;
         b = t;
     }
-    mp_xfree(at);
     return a;
+}
+
+/* The top digit first, into b (stable), then each bucket sorted on the
+ * bits below it, in place between a and b.  Every bucket takes the same
+ * number of passes, so all end in the same array.  A stable sort by
+ * the top digit followed by stable sorts by the rest within each bucket
+ * is the LSD sort's order exactly: the result does not depend on the
+ * path. */
+static inline void *bucketed_sort(void *a, void *b, uint32_t n, size_t size, int lo, int bits, key_fn key) {
+    int top = lo + bits - RADIX_BITS, below = bits - RADIX_BITS;
+    uint32_t *first = mp_xmalloc((RADIX_DIGITS + 1) * sizeof *first);
+    uint32_t *at = mp_xmalloc((size_t)(RADIX_DIGITS + 1) * sizeof *at);
+    (void)lsd_passes(a, b, n, size, top, RADIX_BITS, RADIX_BITS, at, key); /* a -> b */
+    /* after the pass at[d] is the end of bucket d, so its start is at[d - 1] */
+    first[0] = 0;
+    memcpy(first + 1, at, RADIX_DIGITS * sizeof *first);
+    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS;
+    uint32_t *h = mp_xrealloc(at, ((size_t)passes * BUCKET_DIGITS + 1) * sizeof *h);
+    for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
+        size_t from = (size_t)first[d] * size;
+        (void)lsd_passes((char *)b + from, (char *)a + from, first[d + 1] - first[d], size, lo, below, BUCKET_BITS,
+                         h, key);
+    }
+    mp_xfree(h);
+    mp_xfree(first);
+    return passes % 2 ? a : b;
+}
+
+/* The sort itself, for items of `size` bytes whose key key(item) has its
+ * digits from bit lo on (bits of them). */
+static inline void *radix_sort(void *a, void *b, uint32_t n, size_t size, int lo, int bits, key_fn key) {
+    if (n >= BUCKETED_MIN && bits > 2 * RADIX_BITS) return bucketed_sort(a, b, n, size, lo, bits, key);
+    int passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
+    uint32_t *at = mp_xmalloc(((size_t)passes * RADIX_DIGITS + 1) * sizeof *at);
+    void *sorted = lsd_passes(a, b, n, size, lo, bits, RADIX_BITS, at, key);
+    mp_xfree(at);
+    return sorted;
 }
 
 static uint64_t pair_key(const void *p) { return ((const mp_pair *)p)->key; }

@@ -610,6 +610,62 @@ Test(opt, radix_sorts_agree_with_a_comparison_sort) {
     }
 }
 
+/* The big sorts (core/radix.c) on both of their paths, whole-array passes
+ * below 2^20 items and top-digit buckets from there, each against the
+ * order it must give: ascending keys, ties in input order.  Words carry
+ * their index in the bits below the key, so that order is the words'
+ * own ascending order; pairs are checked on (key, at).  Key widths give
+ * the buckets two, three and seven passes of their own (an even and an
+ * odd count, ending in either array), and keys from a few values up make
+ * long runs of ties and a few huge buckets. */
+static void check_words(uint32_t n, int bits, uint64_t values, uint64_t *s) {
+    enum { LO = 21 };
+    uint64_t *w = mp_xmalloc(2 * (size_t)n * sizeof *w);
+    for (uint32_t q = 0; q < n; q++) {
+        uint64_t k = xorshift(s) % values;
+        if (bits < 64 - LO) k &= (UINT64_C(1) << bits) - 1;
+        w[q] = k << LO | q;
+    }
+    uint64_t *sorted = mp_sort_words(w, w + n, n, LO, bits > 64 - LO ? 64 - LO : bits);
+    uint64_t seen = 0;
+    for (uint32_t q = 0; q < n; q++) {
+        seen += sorted[q] & ((UINT64_C(1) << LO) - 1);
+        cr_assert(q == 0 || sorted[q - 1] < sorted[q], "words n %u bits %d: out of order at %u", n, bits, q);
+    }
+    cr_assert_eq(seen, (uint64_t)n * (n - 1) / 2, "words n %u bits %d: not a permutation", n, bits);
+    mp_xfree(w);
+}
+
+static void check_pairs(uint32_t n, int bits, uint64_t values, uint64_t *s) {
+    mp_pair *v = mp_xmalloc(2 * (size_t)n * sizeof *v);
+    for (uint32_t q = 0; q < n; q++) {
+        uint64_t k = xorshift(s) % values;
+        v[q] = (mp_pair){bits == 64 ? k : k & ((UINT64_C(1) << bits) - 1), q};
+    }
+    mp_pair *sorted = mp_sort_pairs(v, v + n, n, bits);
+    uint64_t seen = 0;
+    for (uint32_t q = 0; q < n; q++) {
+        seen += sorted[q].at;
+        cr_assert(q == 0 || sorted[q - 1].key < sorted[q].key ||
+                      (sorted[q - 1].key == sorted[q].key && sorted[q - 1].at < sorted[q].at),
+                  "pairs n %u bits %d: out of order at %u", n, bits, q);
+    }
+    cr_assert_eq(seen, (uint64_t)n * (n - 1) / 2, "pairs n %u bits %d: not a permutation", n, bits);
+    mp_xfree(v);
+}
+
+Test(opt, big_radix_sorts_keep_their_order_on_both_paths) {
+    uint64_t s = 29;
+    const uint32_t sizes[] = {5000, (UINT32_C(1) << 20) + 4321};
+    const int widths[] = {20, 27, 28, 35, 43, 64};
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 6; b++) {
+            uint64_t values = b % 2 ? 7 : UINT64_MAX; /* ties, and one huge bucket */
+            check_words(sizes[k], widths[b], values, &s);
+            check_pairs(sizes[k], widths[b], values, &s);
+        }
+}
+
 /* The conflict graph stores its neighbours in 16 bits while every index
  * fits, in 32 past 2^16 items: a buffer of 70,000 short-lived items (32-bit
  * rows) and the same without its first 10,000 (16-bit rows) each pack
