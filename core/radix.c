@@ -19,10 +19,12 @@ int mp_bit_width(uint64_t x) {
  * clear for each bucket. */
 #define BUCKET_BITS 8
 #define BUCKET_DIGITS (1u << BUCKET_BITS)
-/* From this many items and three passes, whole-array passes go to memory
+/* From this many items and two passes, whole-array passes go to memory
  * each time (at 2^20 8-byte words, 8 MB): one pass splits the array into
  * RADIX_DIGITS buckets of a few KB each, sorted in the cache. */
 #define BUCKETED_MIN (UINT32_C(1) << 20)
+/* A bucket of more items than this is sorted with whole-array passes */
+#define BUCKET_MAX (UINT32_C(1) << 16)
 
 typedef uint64_t (*key_fn)(const void *);
 
@@ -57,35 +59,40 @@ static inline void *lsd_passes(void *a, void *b, uint32_t n, size_t size, int lo
 }
 
 /* The top digit first, into b (stable), then each bucket sorted on the
- * bits below it, in place between a and b.  Every bucket takes the same
- * number of passes, so all end in the same array.  A stable sort by
- * the top digit followed by stable sorts by the rest within each bucket
- * is the LSD sort's order exactly: the result does not depend on the
- * path. */
+ * bits below it, between a and b.  A stable sort by the top digit followed
+ * by stable sorts by the rest within each bucket is the LSD sort's order
+ * exactly: the result does not depend on the path.  Buckets end in the
+ * array the 8-bit passes leave them in; one too big for the cache (keys
+ * that do not spread over the top digit) takes the wider passes instead
+ * and is copied there if it ends in the other. */
 static inline void *bucketed_sort(void *a, void *b, uint32_t n, size_t size, int lo, int bits, key_fn key) {
     int top = lo + bits - RADIX_BITS, below = bits - RADIX_BITS;
+    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS, wide = (below + RADIX_BITS - 1) / RADIX_BITS;
     uint32_t *first = mp_xmalloc((RADIX_DIGITS + 1) * sizeof *first);
-    uint32_t *at = mp_xmalloc((size_t)(RADIX_DIGITS + 1) * sizeof *at);
-    (void)lsd_passes(a, b, n, size, top, RADIX_BITS, RADIX_BITS, at, key); /* a -> b */
-    /* after the pass at[d] is the end of bucket d, so its start is at[d - 1] */
+    size_t narrow_h = (size_t)passes * BUCKET_DIGITS, wide_h = (size_t)wide * RADIX_DIGITS; /* wide_h >= the top pass's */
+    uint32_t *h = mp_xmalloc(((narrow_h > wide_h ? narrow_h : wide_h) + 1) * sizeof *h);
+    (void)lsd_passes(a, b, n, size, top, RADIX_BITS, RADIX_BITS, h, key); /* a -> b */
+    /* after the pass h[d] is the end of bucket d, so its start is h[d - 1] */
     first[0] = 0;
-    memcpy(first + 1, at, RADIX_DIGITS * sizeof *first);
-    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS;
-    uint32_t *h = mp_xrealloc(at, ((size_t)passes * BUCKET_DIGITS + 1) * sizeof *h);
+    memcpy(first + 1, h, RADIX_DIGITS * sizeof *first);
+    char *into = passes % 2 ? a : b;
     for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
+        uint32_t m = first[d + 1] - first[d];
         size_t from = (size_t)first[d] * size;
-        (void)lsd_passes((char *)b + from, (char *)a + from, first[d + 1] - first[d], size, lo, below, BUCKET_BITS,
-                         h, key);
+        bool big = m > BUCKET_MAX;
+        char *got = lsd_passes((char *)b + from, (char *)a + from, m, size, lo, below, big ? RADIX_BITS : BUCKET_BITS,
+                               h, key);
+        if (got != into + from) memcpy(into + from, got, (size_t)m * size);
     }
     mp_xfree(h);
     mp_xfree(first);
-    return passes % 2 ? a : b;
+    return into;
 }
 
 /* The sort itself, for items of `size` bytes whose key key(item) has its
  * digits from bit lo on (bits of them). */
 static inline void *radix_sort(void *a, void *b, uint32_t n, size_t size, int lo, int bits, key_fn key) {
-    if (n >= BUCKETED_MIN && bits > 2 * RADIX_BITS) return bucketed_sort(a, b, n, size, lo, bits, key);
+    if (n >= BUCKETED_MIN && bits > RADIX_BITS) return bucketed_sort(a, b, n, size, lo, bits, key);
     int passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
     uint32_t *at = mp_xmalloc(((size_t)passes * RADIX_DIGITS + 1) * sizeof *at);
     void *sorted = lsd_passes(a, b, n, size, lo, bits, RADIX_BITS, at, key);

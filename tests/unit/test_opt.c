@@ -615,9 +615,10 @@ Test(opt, radix_sorts_agree_with_a_comparison_sort) {
  * order it must give: ascending keys, ties in input order.  Words carry
  * their index in the bits below the key, so that order is the words'
  * own ascending order; pairs are checked on (key, at).  Key widths give
- * the buckets two, three and seven passes of their own (an even and an
- * odd count, ending in either array), and keys from a few values up make
- * long runs of ties and a few huge buckets. */
+ * the buckets two to seven passes of their own (even and odd counts,
+ * ending in either array); keys of a few values make long runs of ties
+ * and put every item in one bucket, too big for the cache, which takes
+ * the wider passes (an odd count where the buckets' is even: copied). */
 static void check_words(uint32_t n, int bits, uint64_t values, uint64_t *s) {
     enum { LO = 21 };
     uint64_t *w = mp_xmalloc(2 * (size_t)n * sizeof *w);
@@ -658,12 +659,13 @@ Test(opt, big_radix_sorts_keep_their_order_on_both_paths) {
     uint64_t s = 29;
     const uint32_t sizes[] = {5000, (UINT32_C(1) << 20) + 4321};
     const int widths[] = {20, 27, 28, 35, 43, 64};
+    const uint64_t values[] = {UINT64_MAX, 7}; /* spread keys; ties, all in one bucket */
     for (int k = 0; k < 2; k++)
-        for (int b = 0; b < 6; b++) {
-            uint64_t values = b % 2 ? 7 : UINT64_MAX; /* ties, and one huge bucket */
-            check_words(sizes[k], widths[b], values, &s);
-            check_pairs(sizes[k], widths[b], values, &s);
-        }
+        for (int b = 0; b < 6; b++)
+            for (int v = 0; v < 2; v++) {
+                check_words(sizes[k], widths[b], values[v], &s);
+                check_pairs(sizes[k], widths[b], values[v], &s);
+            }
 }
 
 /* The conflict graph stores its neighbours in 16 bits while every index
