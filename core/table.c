@@ -67,14 +67,13 @@ void mp_table_build(mp_table *t, const mp_program *p, const mp_options *o, const
         mp_xfree(roots);
     }
     if (n) qsort(all, n, sizeof *all, cmp_slot);
-    t->slots = NULL;
+    /* the last of a device's run has its largest pool; kept in place (a
+     * slot per device, 65,536 with as many devices: grown one at a time,
+     * an allocator whose realloc moves copied O(n^2) bytes) */
     t->n = 0;
-    for (size_t k = 0; k < n; k++) { /* the last of a device's run has its largest pool */
-        if (k + 1 < n && mp_device_eq(all[k].dev, all[k + 1].dev)) continue;
-        t->slots = mp_xrealloc(t->slots, (t->n + 1) * sizeof *t->slots);
-        t->slots[t->n++] = all[k];
-    }
-    mp_xfree(all);
+    for (size_t k = 0; k < n; k++)
+        if (k + 1 == n || !mp_device_eq(all[k].dev, all[k + 1].dev)) all[t->n++] = all[k];
+    t->slots = n ? mp_xrealloc(all, t->n * sizeof *t->slots) : NULL;
     uint32_t base = 1;
     for (uint32_t k = 0; k < t->n; k++) {
         t->slots[k].base = base;

@@ -22,8 +22,8 @@ int mp_ref_naive(const ref_part *p, ref_result *r, mp_err *err) {
         p->realigned[ti] = 1;
         uint64_t size = ref_align(p, t->size, p->alignment);
         if (pool >= n_bufs) { /* _allocate_buf extends with zeros */
-            if (pool + 1 > cap) {
-                uint32_t ncap = pool + 1;
+            if (pool + 1 > cap) { /* doubling: pools come one by one (many-pools) */
+                uint32_t ncap = pool + 1 > 2 * cap ? pool + 1 : 2 * cap;
                 bufs = mp_xrealloc(bufs, ncap * sizeof *bufs);
                 memset(bufs + cap, 0, (ncap - cap) * sizeof *bufs);
                 cap = ncap;

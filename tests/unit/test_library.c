@@ -483,6 +483,97 @@ Test(library, two_threads_plan_two_graphs_at_once) {
     mp_buf_free(&big);
 }
 
+/* An allocator whose realloc always moves the block, as ASan's and
+ * valgrind's do, counting the bytes it copies: an array grown one entry
+ * at a time copies O(n^2) bytes there, though glibc mostly grows it in
+ * place. */
+typedef struct moving {
+    uint64_t copied;
+} moving;
+
+static void *m_malloc(size_t n, void *ctx) {
+    (void)ctx;
+    max_align_t *h = malloc(sizeof *h + n);
+    if (!h) return NULL;
+    *(size_t *)(void *)h = n;
+    return h + 1;
+}
+
+static void *m_realloc(void *p, size_t n, void *ctx) {
+    moving *m = ctx;
+    void *q = m_malloc(n, ctx);
+    if (!q || !p) return q;
+    size_t old = *(size_t *)(void *)((max_align_t *)p - 1), kept = old < n ? old : n;
+    memcpy(q, p, kept);
+    m->copied += kept;
+    free((max_align_t *)p - 1);
+    return q;
+}
+
+static void m_free(void *p, void *ctx) {
+    (void)ctx;
+    if (p) free((max_align_t *)p - 1);
+}
+
+/* Bytes a moving realloc copies while `algo` plans a generated program of
+ * `tensors` tensors of `profile` and verifies the plan (the allocator is
+ * set first: every block of the program is its own). */
+static uint64_t copied_planning(int profile, uint32_t tensors, uint32_t algo, bool per_device) {
+    mp_gen_options g;
+    mp_gen_options_default(&g);
+    g.profile = profile;
+    g.tensors = tensors;
+    g.seed = 1;
+    moving m = {0};
+    mp_allocator a = {m_malloc, m_realloc, m_free, &m};
+    mp_set_allocator(&a);
+    mp_buf text;
+    mp_buf_init(&text);
+    mp_gen(&g, &text);
+    mp_err err;
+    mp_program *p = mp_graph_parse(text.data, text.len, "shape.mpg", &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    uint64_t before = m.copied;
+    mp_options o;
+    mp_options_default(&o);
+    o.per_device = per_device;
+    o.algo = algo;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    if (plan) {
+        mp_verify_report r;
+        cr_assert_eq(mp_verify(p, plan, &r, &err), MP_OK, "%s", err.msg);
+        cr_assert_eq(r.n_violations, 0);
+        mp_verify_report_free(&r);
+        mp_plan_free(plan);
+    } else {
+        cr_assert_eq(err.code, MP_EPLAN, "%s", err.msg); /* naive refuses in-place tensors */
+    }
+    uint64_t copied = m.copied - before;
+    mp_program_free(p);
+    mp_buf_free(&text);
+    mp_set_allocator(NULL);
+    return copied;
+}
+
+/* Arrays grow geometrically, so a realloc that moves copies a few times
+ * their final bytes (at most 0.9 MB here), not O(n^2).  Found by the
+ * `shapes` fuzz target (corpus/shapes/crash-many-devices-table-growth-9abf6c05, 12.7 s
+ * under ASan): with 19,809 tensors each on a device of its own, opt's
+ * buffer table grew a device at a time (3.1 GB copied; every planner
+ * builds that table: 200 MB at 5,000); naive's buffers grew a pool at a
+ * time on `many-pools` (4.3 MB at 5,000 tensors). */
+Test(library, arrays_grow_geometrically_under_a_moving_realloc) {
+    const uint64_t most = UINT64_C(2) << 20;
+    uint64_t got = copied_planning(MP_PROFILE_MANY_DEVICES, 19809, MP_ALGO_OPT, true);
+    cr_assert_lt(got, most, "opt, 19,809 devices: %llu bytes copied by realloc", (unsigned long long)got);
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+        got = copied_planning(MP_PROFILE_MANY_DEVICES, 5000, k, true);
+        cr_assert_lt(got, most, "%s, 5,000 devices: %llu bytes copied", mp_algo_name(k), (unsigned long long)got);
+        got = copied_planning(MP_PROFILE_MANY_POOLS, 5000, k, false);
+        cr_assert_lt(got, most, "%s, many pools: %llu bytes copied", mp_algo_name(k), (unsigned long long)got);
+    }
+}
+
 /* --------------------------------------------------------------- peers */
 
 /* Three fixed items leave gaps [100,300) and [350,400): first fit takes
