@@ -545,12 +545,6 @@ static int layout_graphs(octx *c, const int32_t *order, uint32_t n, mp_opt_effor
     return rc;
 }
 
-uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n) {
-    c->split = true;
-    (void)mp_opt_mark_escapes(c, order, n);
-    return c->o->exact ? NULL : mp_opt_split_changes(c, order, n); /* --exact: every note again */
-}
-
 int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort) {
     uint8_t *dirty = mp_opt_split_marks(c, order, n);
     int rc = layout_graphs(c, order, n, effort, dirty);

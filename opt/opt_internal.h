@@ -108,7 +108,7 @@ int mp_opt_refine_entry(octx *c);
 uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n);
 /* The graphs a split changes, as mp_opt_split_marks gives them, without
  * marking anything (to free). */
-uint8_t *mp_opt_split_changes(const octx *c, const int32_t *order, uint32_t n);
+uint8_t *mp_opt_split_changes(octx *c, const int32_t *order, uint32_t n);
 /* Then, where some cond block can split, again with split blocks: the
  * graphs that changes laid out again, the rest kept. */
 int mp_opt_layout_split(octx *c, const int32_t *order, uint32_t n, mp_opt_effort effort);

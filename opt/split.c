@@ -64,7 +64,11 @@ static bool splittable(const octx *c, uint32_t gi, uint32_t i) {
     return each_value(c, gi, i, plain_value, (void *)c);
 }
 
-bool mp_opt_mark_escapes(octx *c, const int32_t *order, uint32_t n) {
+/* Every cond that splits, children first: with `mark`, its branches get
+ * an escape table and its escaping values are marked; with `seeds`, both
+ * branches are set there (whether or not a value is marked in them).
+ * Returns whether any cond splits. */
+static bool each_split(octx *c, const int32_t *order, uint32_t n, bool mark, uint8_t *seeds) {
     bool any = false;
     for (uint32_t k = 0; c->tree && k < n; k++) {
         uint32_t gi = (uint32_t)order[k];
@@ -74,7 +78,8 @@ bool mp_opt_mark_escapes(octx *c, const int32_t *order, uint32_t n) {
             uint32_t i = G->cf_nodes[j];
             if (!splittable(c, gi, i)) continue;
             any = true;
-            if (!c->split) continue;
+            if (seeds) seeds[g->nodes[i].sub[0]] = seeds[g->nodes[i].sub[1]] = 1;
+            if (!mark) continue;
             for (int s = 0; s < 2; s++) {
                 ograph *S = &c->g[g->nodes[i].sub[s]];
                 uint32_t nt = c->prog->graphs[g->nodes[i].sub[s]].n_tensors;
@@ -86,22 +91,11 @@ bool mp_opt_mark_escapes(octx *c, const int32_t *order, uint32_t n) {
     return any;
 }
 
-/* Both branches of every cond that splits get an escape table when marked
- * (mp_opt_mark_escapes), whether or not a value is marked in it; these
- * and every graph above one are the graphs a split changes.  Found
- * without the marks, so that split_first can tell which graphs to bound
- * before it marks anything: two passes, since a branch comes before its
- * parent in `order` (children first). */
-uint8_t *mp_opt_split_changes(const octx *c, const int32_t *order, uint32_t n) {
-    uint8_t *dirty = mp_xcalloc(c->prog->n_graphs + 1, 1);
-    for (uint32_t k = 0; c->tree && k < n; k++) {
-        uint32_t gi = (uint32_t)order[k];
-        const mp_node *nodes = c->prog->graphs[gi].nodes;
-        for (uint32_t j = 0; j < c->g[gi].n_cf; j++) {
-            uint32_t i = c->g[gi].cf_nodes[j];
-            if (splittable(c, gi, i)) dirty[nodes[i].sub[0]] = dirty[nodes[i].sub[1]] = 1;
-        }
-    }
+bool mp_opt_mark_escapes(octx *c, const int32_t *order, uint32_t n) { return each_split(c, order, n, c->split, NULL); }
+
+/* The seeds and every graph above one: a second pass, since a branch
+ * comes before its parent in `order` (children first). */
+static uint8_t *with_parents(const octx *c, const int32_t *order, uint32_t n, uint8_t *dirty) {
     for (uint32_t k = 0; k < n; k++) {
         const mp_graphdef *g = &c->prog->graphs[order[k]];
         for (uint32_t i = 0; i < g->n_nodes; i++)
@@ -109,6 +103,23 @@ uint8_t *mp_opt_split_changes(const octx *c, const int32_t *order, uint32_t n) {
                 if (g->nodes[i].sub[s] >= 0 && dirty[g->nodes[i].sub[s]]) dirty[order[k]] = 1;
     }
     return dirty;
+}
+
+uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n) {
+    c->split = true;
+    if (c->o->exact) { /* --exact: every note again */
+        (void)each_split(c, order, n, true, NULL);
+        return NULL;
+    }
+    uint8_t *dirty = mp_xcalloc(c->prog->n_graphs + 1, 1);
+    (void)each_split(c, order, n, true, dirty);
+    return with_parents(c, order, n, dirty);
+}
+
+uint8_t *mp_opt_split_changes(octx *c, const int32_t *order, uint32_t n) {
+    uint8_t *dirty = mp_xcalloc(c->prog->n_graphs + 1, 1);
+    (void)each_split(c, order, n, false, dirty);
+    return with_parents(c, order, n, dirty);
 }
 
 bool mp_opt_node_splits(const octx *c, uint32_t gi, uint32_t i) {
