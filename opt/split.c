@@ -107,13 +107,9 @@ static uint8_t *with_parents(const octx *c, const int32_t *order, uint32_t n, ui
 
 uint8_t *mp_opt_split_marks(octx *c, const int32_t *order, uint32_t n) {
     c->split = true;
-    if (c->o->exact) { /* --exact: every note again */
-        (void)each_split(c, order, n, true, NULL);
-        return NULL;
-    }
-    uint8_t *dirty = mp_xcalloc(c->prog->n_graphs + 1, 1);
+    uint8_t *dirty = c->o->exact ? NULL : mp_xcalloc(c->prog->n_graphs + 1, 1); /* --exact: every note again */
     (void)each_split(c, order, n, true, dirty);
-    return with_parents(c, order, n, dirty);
+    return dirty ? with_parents(c, order, n, dirty) : NULL;
 }
 
 uint8_t *mp_opt_split_changes(octx *c, const int32_t *order, uint32_t n) {
