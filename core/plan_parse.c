@@ -19,6 +19,7 @@ typedef struct pp {
     mp_arena *arena;
     const mp_program *prog;
     mp_plan *plan;
+    const mp_lines *lines;
     size_t gcap;
     /* block under construction */
     mp_graph_plan *cur;
@@ -199,6 +200,34 @@ static int32_t find_graph(pp *p, const char *name) {
     return gi;
 }
 
+/* The alloc and free lines of the block being opened, read ahead up to
+ * its `end` (or the next `graph` line), to size its arrays once, as the
+ * graph parser does: grown by doubling, the allocs array lost its huge
+ * pages where the kernel moved it (at 10^7 allocations 264 of its 493 MB
+ * on 4 KiB pages, and the verifier's first pass over it took 380 ms
+ * instead of 17). */
+typedef struct block_counts {
+    size_t allocs, frees;
+} block_counts;
+
+static bool count_block_line(void *ctx, const char *s, const char *e) {
+    block_counts *c = ctx;
+    mp_tok w = mp_first_word(s, e);
+    if (mp_tok_is(w, "end") || mp_tok_is(w, "graph")) return false;
+    c->allocs += mp_tok_is(w, "alloc");
+    c->frees += mp_tok_is(w, "free");
+    return true;
+}
+
+static void reserve_block(pp *p) {
+    block_counts c = {0, 0};
+    mp_lines_ahead(p->lines, count_block_line, &c);
+    if (c.allocs > 0 && c.allocs < UINT32_MAX)
+        p->cur->allocs = mp_xmalloc((p->acap = c.allocs) * sizeof *p->cur->allocs);
+    if (c.frees > 0 && c.frees < UINT32_MAX)
+        p->cur->frees = mp_xmalloc((p->fcap = c.frees) * sizeof *p->cur->frees);
+}
+
 static int open_block(pp *p, mp_tok *tk, int nt) {
     char q[48];
     if (p->cur) return pfail(p, "graph block opened inside another (missing 'end')");
@@ -217,6 +246,7 @@ static int open_block(pp *p, mp_tok *tk, int nt) {
     g->graph = p->prog ? find_graph(p, g->name) : -1;
     p->cur = g;
     p->acap = p->fcap = 0;
+    reserve_block(p);
     p->have_buffers = p->have_devices = false;
     mp_strmap_free(&p->names);
     mp_strmap_init(&p->names);
@@ -397,6 +427,7 @@ static mp_plan *plan_parse(mp_lines *L, const char *filename, const mp_program *
     p.file = filename ? filename : "<plan>";
     p.err = err;
     p.prog = prog;
+    p.lines = L;
     p.arena = mp_arena_new();
     mp_strmap_init(&p.names);
     mp_strmap_init(&p.graphs);

@@ -489,6 +489,7 @@ Test(library, two_threads_plan_two_graphs_at_once) {
  * place. */
 typedef struct moving {
     uint64_t copied;
+    uint32_t big_moves; /* reallocs of blocks from 256 KiB */
 } moving;
 
 static void *m_malloc(size_t n, void *ctx) {
@@ -506,6 +507,7 @@ static void *m_realloc(void *p, size_t n, void *ctx) {
     size_t old = *(size_t *)(void *)((max_align_t *)p - 1), kept = old < n ? old : n;
     memcpy(q, p, kept);
     m->copied += kept;
+    m->big_moves += old >= (256u << 10);
     free((max_align_t *)p - 1);
     return q;
 }
@@ -572,6 +574,47 @@ Test(library, arrays_grow_geometrically_under_a_moving_realloc) {
         got = copied_planning(MP_PROFILE_MANY_POOLS, 5000, k, false);
         cr_assert_lt(got, most, "%s, many pools: %llu bytes copied", mp_algo_name(k), (unsigned long long)got);
     }
+}
+
+/* Both parsers count a graph's (a block's) lines ahead and size their
+ * arrays once, so each large array is resized once, to its exact size,
+ * when the program or plan takes it over.  Grown by doubling, the plan's
+ * allocs at 10^7 tensors lost their huge pages where the kernel moved
+ * them, and the verifier's first pass over them took 380 ms instead of
+ * 17 (docs/optimized.md). */
+Test(library, parsers_size_their_arrays_once) {
+    mp_gen_options g;
+    mp_gen_options_default(&g);
+    g.profile = MP_PROFILE_TRANSFORMER;
+    g.tensors = 30000;
+    g.seed = 1;
+    mp_buf text;
+    mp_buf_init(&text);
+    mp_gen(&g, &text);
+    mp_err err;
+    mp_program *p = mp_graph_parse(text.data, text.len, "t.mpg", &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    mp_options o;
+    mp_options_default(&o);
+    char *plan_text = plan_of(text.data, &o);
+    mp_program_free(p);
+    moving m = {0};
+    mp_allocator a = {m_malloc, m_realloc, m_free, &m};
+    mp_set_allocator(&a);
+    p = mp_graph_parse(text.data, text.len, "t.mpg", &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    uint32_t graph_moves = m.big_moves;
+    mp_plan *plan = mp_plan_parse(plan_text, strlen(plan_text), "t.mpp", p, &err);
+    cr_assert_not_null(plan, "%s", err.msg);
+    uint32_t plan_moves = m.big_moves - graph_moves;
+    cr_assert_gt(plan->graphs[0].n_allocs, 4096u, "a plan too small to test");
+    mp_plan_free(plan);
+    mp_program_free(p);
+    mp_set_allocator(NULL);
+    cr_assert_leq(graph_moves, 2, "graph: %u reallocs of large blocks (tensors, nodes: one each)", graph_moves);
+    cr_assert_leq(plan_moves, 1, "plan: %u reallocs of large blocks (allocs: one)", plan_moves);
+    mp_xfree(plan_text);
+    mp_buf_free(&text);
 }
 
 /* --------------------------------------------------------------- peers */
