@@ -34,12 +34,12 @@ typedef union hdr {
 } hdr;
 
 /* Large blocks freed inside a guard are kept for the next large request
- * of about their size (the default allocator only).  glibc hands every
- * block from 32 MiB up straight from the kernel and back: at 10^7 tensors
- * the planner's temporaries (sorts, sweeps) made the kernel zero 12 GB of
- * fresh pages, more than a third of the time.  Bounded: at most
- * BIG_KEPT blocks, all freed at a request that none fits and when the
- * guard ends. */
+ * they hold (the default allocator only).  glibc hands every block from
+ * 32 MiB up straight from the kernel and back: at 10^7 tensors the
+ * planner's temporaries (sorts, sweeps) made the kernel zero 12 GB of
+ * fresh pages, more than a third of the time.  Bounded: at most BIG_KEPT
+ * blocks; at a request none holds the largest is freed, and all of them
+ * when the guard ends. */
 #define BIG_BLOCK (32u << 20)
 #define BIG_KEPT 4
 
@@ -125,11 +125,14 @@ static void drop_kept(guard *g) {
     g->n_kept = 0;
 }
 
-/* A kept block resized to `total` bytes: the smallest that holds them,
- * else the largest.  Resizing a block the C library mapped (mremap) keeps
- * its pages, so only growth is fresh memory; a much larger block is cut
- * down first (its tail would hold pages no one uses).  NULL when the
- * resize fails. */
+/* The smallest kept block that holds `total` bytes, cut down first when
+ * much larger (its tail would hold pages no one uses: shrinking a block
+ * the C library mapped keeps it where it is).  NULL when none holds them:
+ * then the largest is freed, for the fresh block the caller maps instead.
+ * Grown, a kept block kept its pages but the kernel moved them, and moved
+ * pages lose their huge pages: at 10^7 tensors the plan's allocations sat
+ * on 68 MB of 4 KiB pages, and the verifier's sort keys, ends and members
+ * on 250 MB. */
 static hdr *take_kept(size_t total) {
     guard *g = active;
     uint32_t best = 0;
@@ -144,7 +147,11 @@ static hdr *take_kept(size_t total) {
     g->n_kept--;
     g->kept[best] = g->kept[g->n_kept];
     g->kept_size[best] = g->kept_size[g->n_kept];
-    if (size >= total && size - total <= total / 2) return h;
+    if (size < total) {
+        free(h);
+        return NULL;
+    }
+    if (size - total <= total / 2) return h;
     hdr *q = realloc(h, total);
     if (!q) free(h);
     return q;

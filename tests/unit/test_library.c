@@ -644,11 +644,14 @@ Test(library, peers_place_the_largest_first) {
 }
 
 /* Inside a guard a large freed block is kept and handed to the next large
- * request of about its size; one much larger or smaller is resized from
- * it; the guard frees what it still keeps (the sanitizers' leak check
- * would see it otherwise). */
+ * request of about its size; one much smaller is cut from it; one larger
+ * than every kept block gets a block of its own, and the largest kept one
+ * is freed: grown, a kept block kept its bytes but the kernel moved its
+ * pages, which lost their huge pages (take_kept).  The guard frees what
+ * it still keeps (the sanitizers' leak check would see it otherwise). */
 typedef struct kept_call {
     void *first, *again, *bigger;
+    bool grown; /* the larger request got the kept block's bytes */
 } kept_call;
 
 static int kept_work(void *ctx) {
@@ -659,8 +662,11 @@ static int kept_work(void *ctx) {
     mp_xfree(k->first);
     k->again = mp_xcalloc(40 * mb - 1000, 1);
     for (size_t i = 0; i < 40 * mb - 1000; i += 4096) cr_assert_eq(((unsigned char *)k->again)[i], 0);
+    memset(k->again, 0xab, 40 * mb - 1000);
     mp_xfree(k->again);
     k->bigger = mp_xmalloc(100 * mb);
+    const unsigned char *b = k->bigger;
+    k->grown = b[0] == 0xab && b[20 * mb] == 0xab; /* fresh: zero (ASan: its fill pattern) */
     memset(k->bigger, 2, 100 * mb);
     mp_xfree(k->bigger);
     return MP_OK;
@@ -671,6 +677,7 @@ Test(library, large_blocks_are_reused_inside_a_guard) {
     mp_err err;
     cr_assert_eq(mp_guard_run(&err, kept_work, &k), MP_OK);
     cr_assert_eq(k.again, k.first, "a 40 MB request did not reuse the 40 MB block just freed");
+    cr_assert(!k.grown, "a 100 MB request grew the kept 40 MB block");
 }
 
 /* Putting keys at once (mp_strmap_put_all), below and above the count
