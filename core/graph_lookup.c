@@ -78,9 +78,31 @@ int32_t mp_lookup_add_names(mp_strmap *m, const mp_tensor *tensors, uint32_t fro
     return mp_strmap_put_all(m, to - from, name_entry, &src, prev);
 }
 
-mp_tok mp_first_word(const char *s, const char *e) {
+/* The first word of the line s..e: blanks skipped, up to a blank, a
+ * comment or a CR (empty when there is none). */
+static mp_tok first_word(const char *s, const char *e) {
     while (s < e && (*s == ' ' || *s == '\t')) s++;
     const char *b = s;
     while (s < e && *s != ' ' && *s != '\t' && *s != '#' && *s != '\r') s++;
     return (mp_tok){b, (size_t)(s - b)};
+}
+
+typedef struct block_count {
+    const char *const *words;
+    size_t *n;
+} block_count;
+
+static bool count_line(void *ctx, const char *s, const char *e) {
+    block_count *c = ctx;
+    mp_tok w = first_word(s, e);
+    if (mp_tok_is(w, "end") || mp_tok_is(w, "graph")) return false;
+    c->n[0] += mp_tok_is(w, c->words[0]);
+    c->n[1] += mp_tok_is(w, c->words[1]);
+    return true;
+}
+
+void mp_count_block_lines(const mp_lines *L, const char *const words[2], size_t n[2]) {
+    block_count c = {words, n};
+    n[0] = n[1] = 0;
+    mp_lines_ahead(L, count_line, &c);
 }

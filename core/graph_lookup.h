@@ -47,9 +47,12 @@ typedef struct mp_lookup_graph {
     uint32_t n_tensors;
 } mp_lookup_graph;
 
-/* The first word of the line s..e: blanks skipped, up to a blank, a
- * comment or a CR (empty when there is none). */
-mp_tok mp_first_word(const char *s, const char *e);
+/* The lines after the last one L returned whose first word is words[0]
+ * or words[1], counted into n[0] and n[1] up to the block's `end` (or the
+ * next `graph` line): both parsers size a block's arrays once so, since
+ * an array grown by doubling is moved by the kernel and loses its huge
+ * pages. */
+void mp_count_block_lines(const mp_lines *L, const char *const words[2], size_t n[2]);
 void mp_lookup_init(mp_lookup *L);
 /* The index of the tensor called s[0..len) in g, or -1. */
 int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len);

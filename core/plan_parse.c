@@ -200,32 +200,17 @@ static int32_t find_graph(pp *p, const char *name) {
     return gi;
 }
 
-/* The alloc and free lines of the block being opened, read ahead up to
- * its `end` (or the next `graph` line), to size its arrays once, as the
- * graph parser does: grown by doubling, the allocs array lost its huge
- * pages where the kernel moved it (at 10^7 allocations 264 of its 493 MB
- * on 4 KiB pages, and the verifier's first pass over it took 380 ms
- * instead of 17). */
-typedef struct block_counts {
-    size_t allocs, frees;
-} block_counts;
-
-static bool count_block_line(void *ctx, const char *s, const char *e) {
-    block_counts *c = ctx;
-    mp_tok w = mp_first_word(s, e);
-    if (mp_tok_is(w, "end") || mp_tok_is(w, "graph")) return false;
-    c->allocs += mp_tok_is(w, "alloc");
-    c->frees += mp_tok_is(w, "free");
-    return true;
-}
-
+/* The block's alloc and free arrays sized once, as its lines count them,
+ * as the graph parser does: grown by doubling, the allocs array lost its
+ * huge pages where the kernel moved it (at 10^7 allocations 264 of its
+ * 493 MB on 4 KiB pages, and the verifier's first pass over it took
+ * 380 ms instead of 17). */
 static void reserve_block(pp *p) {
-    block_counts c = {0, 0};
-    mp_lines_ahead(p->lines, count_block_line, &c);
-    if (c.allocs > 0 && c.allocs < UINT32_MAX)
-        p->cur->allocs = mp_xmalloc((p->acap = c.allocs) * sizeof *p->cur->allocs);
-    if (c.frees > 0 && c.frees < UINT32_MAX)
-        p->cur->frees = mp_xmalloc((p->fcap = c.frees) * sizeof *p->cur->frees);
+    static const char *const words[2] = {"alloc", "free"};
+    size_t c[2];
+    mp_count_block_lines(p->lines, words, c);
+    if (c[0] > 0 && c[0] < UINT32_MAX) p->cur->allocs = mp_xmalloc((p->acap = c[0]) * sizeof *p->cur->allocs);
+    if (c[1] > 0 && c[1] < UINT32_MAX) p->cur->frees = mp_xmalloc((p->fcap = c[1]) * sizeof *p->cur->frees);
 }
 
 static int open_block(pp *p, mp_tok *tk, int nt) {

@@ -520,18 +520,23 @@ static void m_free(void *p, void *ctx) {
 /* Bytes a moving realloc copies while `algo` plans a generated program of
  * `tensors` tensors of `profile` and verifies the plan (the allocator is
  * set first: every block of the program is its own). */
-static uint64_t copied_planning(int profile, uint32_t tensors, uint32_t algo, bool per_device) {
+/* A generated program's text (seed 1). */
+static void gen_text(int profile, uint32_t tensors, mp_buf *text) {
     mp_gen_options g;
     mp_gen_options_default(&g);
     g.profile = profile;
     g.tensors = tensors;
     g.seed = 1;
+    mp_buf_init(text);
+    mp_gen(&g, text);
+}
+
+static uint64_t copied_planning(int profile, uint32_t tensors, uint32_t algo, bool per_device) {
     moving m = {0};
     mp_allocator a = {m_malloc, m_realloc, m_free, &m};
     mp_set_allocator(&a);
     mp_buf text;
-    mp_buf_init(&text);
-    mp_gen(&g, &text);
+    gen_text(profile, tensors, &text);
     mp_err err;
     mp_program *p = mp_graph_parse(text.data, text.len, "shape.mpg", &err);
     cr_assert_not_null(p, "%s", err.msg);
@@ -583,14 +588,8 @@ Test(library, arrays_grow_geometrically_under_a_moving_realloc) {
  * them, and the verifier's first pass over them took 380 ms instead of
  * 17 (docs/optimized.md). */
 Test(library, parsers_size_their_arrays_once) {
-    mp_gen_options g;
-    mp_gen_options_default(&g);
-    g.profile = MP_PROFILE_TRANSFORMER;
-    g.tensors = 30000;
-    g.seed = 1;
     mp_buf text;
-    mp_buf_init(&text);
-    mp_gen(&g, &text);
+    gen_text(MP_PROFILE_TRANSFORMER, 30000, &text);
     mp_err err;
     mp_program *p = mp_graph_parse(text.data, text.len, "t.mpg", &err);
     cr_assert_not_null(p, "%s", err.msg);
