@@ -1,6 +1,6 @@
 /* graph_lookup.c - the graph parser's name lookups: a small table of
  * recently found tensors in front of the name map (graph_lookup.h says
- * why). */
+ * why); and the count of a block's lines both parsers size arrays by. */
 #include "graph_lookup.h"
 
 void mp_lookup_init(mp_lookup *L) {

@@ -1,4 +1,4 @@
-/* graph_lookup.h - the graph parser's name lookups (core/graph_lookup.c).
+/* graph_lookup.h - the parsers' name lookups and line counts (core/graph_lookup.c).
  *
  * At 10^7 tensors a graph's name map is 0.27 GB, so each lookup is a cache
  * miss on the map and another on the name it compares against.  Most

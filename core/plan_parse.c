@@ -5,7 +5,7 @@
  * (MP_EFORMAT).  Everything a well-formed file can still get wrong - unknown
  * names, duplicate blocks, options out of range - is left for the verifier,
  * which reports it as a violation.  Linear in the file size. */
-#include "graph_lookup.h" /* mp_lookup_add_names */
+#include "graph_lookup.h" /* mp_lookup_add_names, mp_count_block_lines */
 
 #include <stdio.h>
 
