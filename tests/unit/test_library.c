@@ -517,9 +517,6 @@ static void m_free(void *p, void *ctx) {
     if (p) free((max_align_t *)p - 1);
 }
 
-/* Bytes a moving realloc copies while `algo` plans a generated program of
- * `tensors` tensors of `profile` and verifies the plan (the allocator is
- * set first: every block of the program is its own). */
 /* A generated program's text (seed 1). */
 static void gen_text(int profile, uint32_t tensors, mp_buf *text) {
     mp_gen_options g;
@@ -531,6 +528,9 @@ static void gen_text(int profile, uint32_t tensors, mp_buf *text) {
     mp_gen(&g, text);
 }
 
+/* Bytes a moving realloc copies while `algo` plans a generated program of
+ * `tensors` tensors of `profile` and verifies the plan (the allocator is
+ * set first: every block of the program is its own). */
 static uint64_t copied_planning(int profile, uint32_t tensors, uint32_t algo, bool per_device) {
     moving m = {0};
     mp_allocator a = {m_malloc, m_realloc, m_free, &m};
@@ -590,17 +590,14 @@ Test(library, arrays_grow_geometrically_under_a_moving_realloc) {
 Test(library, parsers_size_their_arrays_once) {
     mp_buf text;
     gen_text(MP_PROFILE_TRANSFORMER, 30000, &text);
-    mp_err err;
-    mp_program *p = mp_graph_parse(text.data, text.len, "t.mpg", &err);
-    cr_assert_not_null(p, "%s", err.msg);
     mp_options o;
     mp_options_default(&o);
     char *plan_text = plan_of(text.data, &o);
-    mp_program_free(p);
     moving m = {0};
     mp_allocator a = {m_malloc, m_realloc, m_free, &m};
     mp_set_allocator(&a);
-    p = mp_graph_parse(text.data, text.len, "t.mpg", &err);
+    mp_err err;
+    mp_program *p = mp_graph_parse(text.data, text.len, "t.mpg", &err);
     cr_assert_not_null(p, "%s", err.msg);
     uint32_t graph_moves = m.big_moves;
     mp_plan *plan = mp_plan_parse(plan_text, strlen(plan_text), "t.mpp", p, &err);
