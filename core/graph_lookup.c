@@ -3,9 +3,17 @@
  * why); and the count of a block's lines both parsers size arrays by. */
 #include "graph_lookup.h"
 
+/* The window's credit (graph_lookup.h): a find pays for WINDOW_PAYS
+ * misses; without credit, one lookup in WINDOW_RETRY tries it. */
+#define WINDOW_PAYS 4u
+#define WINDOW_CREDIT_MAX 64u
+#define WINDOW_RETRY 64u
+
 void mp_lookup_init(mp_lookup *L) {
     for (size_t i = 0; i < sizeof L->recent / sizeof L->recent[0]; i++) L->recent[i] = (mp_lookup_hit){-1, 0};
     for (int i = 0; i < LOOKUP_STREAMS; i++) L->stream[i] = (mp_lookup_stream){{-1, 0}, -1};
+    L->window_credit = WINDOW_CREDIT_MAX;
+    L->window_skipped = 0;
 }
 
 static uint32_t recent_slot(uint32_t hash) { return hash >> (32 - LOOKUP_RECENT_BITS); }
@@ -47,13 +55,39 @@ static int32_t from_streams(mp_lookup *L, const mp_lookup_graph *g, const char *
     return -2;
 }
 
+/* Whether to hash the window for this lookup (graph_lookup.h). */
+static bool window_worth(mp_lookup *L) {
+    return L->window_credit > 0 || ++L->window_skipped % WINDOW_RETRY == 0;
+}
+
+/* The tensors declared just after the one found last, hashed into the
+ * recent table (a later lookup may want them: a layer's weights are read
+ * after its norm); the one called s[0..len), or -2. */
+static int32_t from_window(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len,
+                           uint32_t hash) {
+    int32_t last = L->stream[0].last;
+    for (int32_t k = 1; last >= 0 && k <= LOOKUP_WINDOW && (uint32_t)last + k < g->n_tensors; k++) {
+        const char *name = g->tensors[last + k].name;
+        mp_lookup_hit h = {last + k, mp_strmap_hash(name, strlen(name))};
+        L->recent[recent_slot(h.hash)] = h;
+        if (is_named(g, h, s, len, hash)) {
+            L->window_credit += WINDOW_PAYS;
+            if (L->window_credit > WINDOW_CREDIT_MAX) L->window_credit = WINDOW_CREDIT_MAX;
+            return h.t;
+        }
+    }
+    if (L->window_credit) L->window_credit--;
+    return -2;
+}
+
 int32_t mp_lookup_find(mp_lookup *L, const mp_lookup_graph *g, const char *s, size_t len) {
     uint32_t hash = mp_strmap_hash(s, len);
     mp_lookup_hit *r = &L->recent[recent_slot(hash)];
     if (is_named(g, *r, s, len, hash)) return r->t; /* read again: not a stream's step */
     int32_t t = from_streams(L, g, s, len, hash);
     if (t == -2) {
-        t = mp_strmap_get_hashed(g->names, s, len, hash);
+        t = window_worth(L) ? from_window(L, g, s, len, hash) : -2;
+        if (t == -2) t = mp_strmap_get_hashed(g->names, s, len, hash);
         if (t >= 0) advance(L, g, LOOKUP_STREAMS - 1, t); /* a new stream, in the oldest's place */
     }
     if (t >= 0) *r = (mp_lookup_hit){t, hash};

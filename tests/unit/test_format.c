@@ -588,6 +588,18 @@ Test(format, a_guess_with_the_same_hash_is_not_taken) {
                     w, sizeof w / sizeof w[0]);
 }
 
+/* The window (core/graph_lookup.c) hashes the tensors declared after the
+ * one found last: reading t274414 after p, it meets t184511 first, with
+ * the same hash; taking it would give tensor 2 for 3.  Then t184511 is
+ * read while the recent-tensor slot holds t274414. */
+Test(format, a_window_guess_with_the_same_hash_is_not_taken) {
+    static const operand_want w[] = {{1, 1, 0, 3}, {1, 1, 1, 1}, {2, 0, 0, 3}, {2, 1, 0, 2}, {3, 0, 0, 2}};
+    expect_operands(HDR "graph g\ntensor p 4\ntensor a 4\ntensor t184511 4\ntensor t274414 4\n"
+                        "node placeholder out=p\nnode call in=p out=t274414,a\n"
+                        "node call in=t274414 out=t184511\nnode output in=t184511\nend\n",
+                    w, sizeof w / sizeof w[0]);
+}
+
 /* Names over two letters, so that many are the start of another: every
  * name a node reads resolves to the tensor of that name. */
 Test(format, every_name_resolves_to_its_tensor) {
