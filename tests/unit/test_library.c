@@ -613,6 +613,40 @@ Test(library, parsers_size_their_arrays_once) {
     mp_buf_free(&text);
 }
 
+static bool discard(const char *data, size_t len, void *ctx) {
+    (void)data;
+    *(size_t *)ctx += len;
+    return true;
+}
+
+/* The generator sizes a large graph's arrays for its whole budget at
+ * once: grown by doubling, they were moved by the kernel and lost their
+ * huge pages (1 GB of tensors at 10^7).  Its text goes to a sink in
+ * pieces, so no large block is resized at all. */
+Test(library, gen_sizes_a_large_graphs_arrays_once) {
+    static const int profiles[] = {MP_PROFILE_TRANSFORMER, MP_PROFILE_CHAIN, MP_PROFILE_ENCDEC};
+    for (int k = 0; k < 3; k++) {
+        moving m = {0};
+        mp_allocator a = {m_malloc, m_realloc, m_free, &m};
+        mp_set_allocator(&a);
+        mp_gen_options g;
+        mp_gen_options_default(&g);
+        g.profile = profiles[k];
+        g.tensors = 100000;
+        g.seed = 1;
+        mp_buf b;
+        mp_buf_init(&b);
+        mp_buf_reserve(&b, 4u << 20); /* the pieces' buffer: its growth is not the graph's */
+        size_t written = 0;
+        mp_gen_to(&g, &b, discard, &written);
+        mp_buf_free(&b);
+        mp_set_allocator(NULL);
+        cr_assert_gt(written, (size_t)1 << 20, "a graph too small to test");
+        cr_assert_eq(m.big_moves, 0, "%s: %u reallocs of large blocks", mp_gen_profile_name(profiles[k]),
+                     m.big_moves);
+    }
+}
+
 /* --------------------------------------------------------------- peers */
 
 /* Three fixed items leave gaps [100,300) and [350,400): first fit takes

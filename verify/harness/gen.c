@@ -604,11 +604,28 @@ static void body_conds(gen *G, size_t gi, int32_t x, uint64_t budget, uint32_t d
     offer(GR(gi), op(G, gi, &x, 1, 64, "out"));
 }
 
+/* A large main graph's arrays sized for the whole budget at once.  Grown
+ * by doubling, the kernel moved them (realloc of a large block is
+ * mremap), and moved pages lose their huge pages: at 10^7 tensors 1 GB of
+ * tensors and 0.7 GB of nodes.  Pages never touched cost nothing, so the
+ * part of a budget that a profile spends elsewhere (sub-graphs, fewer
+ * placeholders) reserves address space only.  Below RESERVE_MIN the
+ * arrays grow as before. */
+#define RESERVE_MIN (UINT64_C(1) << 16)
+static void reserve_main(bgraph *g, uint64_t budget) {
+    if (budget < RESERVE_MIN || budget > UINT32_MAX) return;
+    size_t n = (size_t)budget + 1024; /* a profile ends its last block past the budget */
+    g->t = mp_xrealloc(g->t, n * sizeof *g->t), g->ct = n;
+    g->ph = mp_xrealloc(g->ph, n * sizeof *g->ph), g->cph = n;
+    g->body = mp_xrealloc(g->body, n * sizeof *g->body), g->cb = n;
+    g->vals = mp_xrealloc(g->vals, n * sizeof *g->vals), g->cv = n;
+}
+
 static void gen_profile(gen *G) {
-    new_graph(G, "main");
+    uint64_t budget = G->o.tensors > 2 ? G->o.tensors - 2 : 1;
+    reserve_main(new_graph(G, "main"), budget);
     uint64_t in_size = 3 * 224 * 224 * 4;
     int32_t x = placeholder(G, GR(0), "in", in_size, G->devs[0], 0);
-    uint64_t budget = G->o.tensors > 2 ? G->o.tensors - 2 : 1;
     switch (G->o.profile) {
     case MP_PROFILE_CHAIN: body_chain(G, 0, x, budget); break;
     case MP_PROFILE_WIDE: body_wide(G, 0, x, budget); break;
