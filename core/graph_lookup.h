@@ -60,7 +60,7 @@ typedef struct mp_lookup_graph {
 
 /* The lines after the last one L returned whose first word is words[0]
  * or words[1], counted into n[0] and n[1] up to the block's `end` (or the
- * next `graph` line): both parsers size a block's arrays once so, since
+ * next `graph` line).  Both parsers size a block's arrays by it, once:
  * an array grown by doubling is moved by the kernel and loses its huge
  * pages. */
 void mp_count_block_lines(const mp_lines *L, const char *const words[2], size_t n[2]);

@@ -517,13 +517,19 @@ static void m_free(void *p, void *ctx) {
     if (p) free((max_align_t *)p - 1);
 }
 
-/* A generated program's text (seed 1). */
-static void gen_text(int profile, uint32_t tensors, mp_buf *text) {
+/* The generator's options for a program of `profile` (seed 1). */
+static mp_gen_options gen_options(int profile, uint32_t tensors) {
     mp_gen_options g;
     mp_gen_options_default(&g);
     g.profile = profile;
     g.tensors = tensors;
     g.seed = 1;
+    return g;
+}
+
+/* A generated program's text (seed 1). */
+static void gen_text(int profile, uint32_t tensors, mp_buf *text) {
+    mp_gen_options g = gen_options(profile, tensors);
     mp_buf_init(text);
     mp_gen(&g, text);
 }
@@ -629,11 +635,7 @@ Test(library, gen_sizes_a_large_graphs_arrays_once) {
         moving m = {0};
         mp_allocator a = {m_malloc, m_realloc, m_free, &m};
         mp_set_allocator(&a);
-        mp_gen_options g;
-        mp_gen_options_default(&g);
-        g.profile = profiles[k];
-        g.tensors = 100000;
-        g.seed = 1;
+        mp_gen_options g = gen_options(profiles[k], 100000);
         mp_buf b;
         mp_buf_init(&b);
         mp_buf_reserve(&b, 4u << 20); /* the pieces' buffer: its growth is not the graph's */
