@@ -110,6 +110,26 @@ mp_pair *mp_sort_pairs(mp_pair *a, mp_pair *b, uint32_t n, int bits);
  * are 0; those below ride along): a key and what it belongs to packed in
  * 8 bytes instead of 16. */
 uint64_t *mp_sort_words(uint64_t *a, uint64_t *b, uint32_t n, int lo, int bits);
+/* The same order for words that the caller can make twice, through one
+ * array of n words instead of two: the caller makes every word once to
+ * count it (mp_placed_sort_count), then again, in the same order, to place
+ * it (mp_placed_sort_place), which groups the words by their top digit as
+ * a stable pass would; finish sorts each group on the bits below.  Worth
+ * it only for arrays the plain sort splits that way (a million words):
+ * mp_placed_sort_applies says so. */
+typedef struct mp_placed_sort {
+    uint64_t *words; /* the block: the caller frees (or reallocs) it */
+    uint32_t n, *at;
+    int lo, bits, shift;
+} mp_placed_sort;
+bool mp_placed_sort_applies(uint32_t n, int bits);
+void mp_placed_sort_begin(mp_placed_sort *s, uint32_t n, int lo, int bits);
+static inline void mp_placed_sort_count(mp_placed_sort *s, uint64_t w) { s->at[w >> s->shift]++; }
+/* Between the counting and the placing. */
+void mp_placed_sort_counted(mp_placed_sort *s);
+static inline void mp_placed_sort_place(mp_placed_sort *s, uint64_t w) { s->words[s->at[w >> s->shift]++] = w; }
+/* The sorted words: s->words. */
+uint64_t *mp_placed_sort_finish(mp_placed_sort *s);
 /* Bits needed to write x (0 for 0). */
 int mp_bit_width(uint64_t x);
 /* v[q] = old v[from[q]] for every q, for n elements of `size` bytes (at

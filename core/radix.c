@@ -110,3 +110,51 @@ mp_pair *mp_sort_pairs(mp_pair *a, mp_pair *b, uint32_t n, int bits) {
 uint64_t *mp_sort_words(uint64_t *a, uint64_t *b, uint32_t n, int lo, int bits) {
     return radix_sort(a, b, n, sizeof *a, lo, bits, word_key);
 }
+
+/* ------------------------------------------------ words written in place */
+
+bool mp_placed_sort_applies(uint32_t n, int bits) { return n >= BUCKETED_MIN && bits > RADIX_BITS; }
+
+void mp_placed_sort_begin(mp_placed_sort *s, uint32_t n, int lo, int bits) {
+    s->words = mp_xmalloc(((size_t)n + 1) * sizeof *s->words);
+    s->n = n, s->lo = lo, s->bits = bits;
+    s->shift = lo + bits - RADIX_BITS;
+    s->at = mp_xcalloc(2 * RADIX_DIGITS + 1, sizeof *s->at);
+}
+
+void mp_placed_sort_counted(mp_placed_sort *s) {
+    uint32_t sum = 0, *first = s->at + RADIX_DIGITS;
+    for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
+        first[d] = sum;
+        sum += s->at[d];
+        s->at[d] = first[d];
+    }
+    first[RADIX_DIGITS] = sum; /* == n: the counts and the words agree */
+}
+
+/* Each bucket (its words in the order they were placed: stable) sorted on
+ * the bits below the top digit, as bucketed_sort sorts its buckets, through
+ * scratch of the largest bucket's size. */
+uint64_t *mp_placed_sort_finish(mp_placed_sort *s) {
+    const uint32_t *first = s->at + RADIX_DIGITS;
+    uint32_t largest = 0;
+    for (uint32_t d = 0; d < RADIX_DIGITS; d++)
+        if (first[d + 1] - first[d] > largest) largest = first[d + 1] - first[d];
+    int below = s->bits - RADIX_BITS;
+    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS, wide = (below + RADIX_BITS - 1) / RADIX_BITS;
+    size_t narrow_h = (size_t)passes * BUCKET_DIGITS, wide_h = (size_t)wide * RADIX_DIGITS;
+    uint32_t *h = mp_xmalloc(((narrow_h > wide_h ? narrow_h : wide_h) + 1) * sizeof *h);
+    uint64_t *scratch = mp_xmalloc(((size_t)largest + 1) * sizeof *scratch);
+    for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
+        uint32_t m = first[d + 1] - first[d];
+        uint64_t *bucket = s->words + first[d];
+        uint64_t *got = lsd_passes(bucket, scratch, m, sizeof *bucket, s->lo, below,
+                                   m > BUCKET_MAX ? RADIX_BITS : BUCKET_BITS, h, word_key);
+        if (got != bucket) memcpy(bucket, got, (size_t)m * sizeof *bucket);
+    }
+    mp_xfree(scratch);
+    mp_xfree(h);
+    mp_xfree(s->at);
+    s->at = NULL;
+    return s->words;
+}

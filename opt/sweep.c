@@ -210,14 +210,31 @@ static void release(gaps *g, uint64_t *top, uint64_t off, uint64_t len) {
     }
 }
 
-/* One allocation of the simulated allocator: allocated at `start` (or
- * held from the beginning), freed at `stop`. */
-typedef struct job {
-    int64_t start, stop;
-    uint64_t size;
-    uint32_t item;
-    bool held;
-} job;
+/* The allocations of one run of the simulated allocator, each an item:
+ * jobs 0 .. n_moving - 1 are allocated at their start and freed at their
+ * stop; the rest are held from the beginning (placed below `top` by the
+ * caller) and only freed.  A run goes forward in time (allocated at the
+ * item's start, freed after its end) or backward (allocated at its end,
+ * freed before its start, in reversed time).  The jobs are item indices
+ * alone, the times read from the items: at 10^7 items a job with its own
+ * times and size was 0.2 GB at the plan's peak. */
+typedef struct jobs {
+    const pk_item *items;
+    const uint32_t *item;
+    uint32_t n, n_moving;
+    bool backward;
+} jobs;
+
+static bool job_held(const jobs *J, uint32_t j) { return j >= J->n_moving; }
+static uint64_t job_size(const jobs *J, uint32_t j) { return J->items[J->item[j]].size; }
+static int64_t job_start(const jobs *J, uint32_t j) {
+    const pk_item *it = &J->items[J->item[j]];
+    return J->backward ? -(int64_t)it->end : it->start;
+}
+static int64_t job_stop(const jobs *J, uint32_t j) {
+    const pk_item *it = &J->items[J->item[j]];
+    return J->backward ? -(int64_t)it->start + 1 : (int64_t)it->end + 1;
+}
 
 /* Sizes by rank, largest first, when the jobs have at most RANK_MAX
  * distinct sizes (a model has a few dozen): an open-addressing table of
@@ -255,7 +272,8 @@ static void free_ranks(size_ranks *r) { mp_xfree(r->block); }
 
 /* False when there are more than RANK_MAX distinct sizes (r is then
  * freed already). */
-static bool rank_sizes(const job *jobs, uint32_t nj, size_ranks *r) {
+static bool rank_sizes(const jobs *J, size_ranks *r) {
+    uint32_t nj = J->n;
     uint32_t most = nj < RANK_MAX ? nj : RANK_MAX;
     r->bits = 4;
     while ((UINT32_C(1) << r->bits) < 2 * most) r->bits++;
@@ -268,13 +286,13 @@ static bool rank_sizes(const job *jobs, uint32_t nj, size_ranks *r) {
     memset(r->used, 0, slots * sizeof *r->used);
     r->n = 0;
     for (uint32_t j = 0; j < nj; j++) {
-        uint32_t i = rank_slot(r, jobs[j].size);
+        uint32_t i = rank_slot(r, job_size(J, j));
         if (r->used[i]) continue;
         if (r->n == RANK_MAX) {
             free_ranks(r);
             return false;
         }
-        r->used[i] = true, r->size[i] = jobs[j].size, r->n++;
+        r->used[i] = true, r->size[i] = job_size(J, j), r->n++;
     }
     uint64_t sorted[RANK_MAX];
     uint32_t k = 0;
@@ -285,36 +303,69 @@ static bool rank_sizes(const job *jobs, uint32_t nj, size_ranks *r) {
     return true;
 }
 
+/* Job j's events as packed_event_order packs them (its allocation first,
+ * none when held); returns how many. */
+typedef struct packing {
+    const size_ranks *r;
+    int64_t first;
+    int wr, we;
+} packing;
+
+static int job_words(const jobs *J, const packing *p, uint32_t j, uint64_t w[2]) {
+    uint64_t rank = p->r->rank[rank_slot(p->r, job_size(J, j))];
+    int k = 0;
+    if (!job_held(J, j))
+        w[k++] = ((((uint64_t)(job_start(J, j) - p->first) << 1 | 1) << p->wr | rank) << p->we) | (2 * j + 1);
+    w[k++] = ((((uint64_t)(job_stop(J, j) - p->first) << 1) << p->wr | rank) << p->we) | (2 * j);
+    return k;
+}
+
+/* The events' words sorted by time and rank, ties in job order (the words
+ * made in ascending j).  A large sort makes each word twice, counted then
+ * placed, in one array: with a copy to sort into, the words were 0.24 GB
+ * at the plan's peak at 10^7 tensors. */
+static uint64_t *sorted_words(const jobs *J, const packing *p, size_t ne, int bits, uint64_t **block) {
+    uint64_t w[2];
+    if (!mp_placed_sort_applies((uint32_t)ne, bits)) {
+        uint64_t *a = *block = mp_xmalloc((2 * ne + 1) * sizeof *a);
+        size_t q = 0;
+        for (uint32_t j = 0; j < J->n; j++)
+            for (int k = 0, m = job_words(J, p, j, w); k < m; k++) a[q++] = w[k];
+        return mp_sort_words(a, a + ne, (uint32_t)ne, p->we, bits);
+    }
+    mp_placed_sort s;
+    mp_placed_sort_begin(&s, (uint32_t)ne, p->we, bits);
+    *block = s.words;
+    for (uint32_t j = 0; j < J->n; j++)
+        for (int k = 0, m = job_words(J, p, j, w); k < m; k++) mp_placed_sort_count(&s, w[k]);
+    mp_placed_sort_counted(&s);
+    for (uint32_t j = 0; j < J->n; j++)
+        for (int k = 0, m = job_words(J, p, j, w); k < m; k++) mp_placed_sort_place(&s, w[k]);
+    return mp_placed_sort_finish(&s);
+}
+
 /* event_order with each event packed in one word, time, size rank and the
  * event from the top bits down, sorted by time and rank alone (ties stay
  * in job order): half the memory of (key, event) pairs and, with a few
  * bits of rank instead of the sizes' own, fewer passes.  NULL when the
  * three do not fit 64 bits. */
-static uint32_t *packed_event_order(const job *jobs, uint32_t nj, size_t ne, int64_t first,
-                                    int wt) {
+static uint32_t *packed_event_order(const jobs *J, size_t ne, int64_t first, int wt) {
     size_ranks rs, *r = &rs;
-    if (!rank_sizes(jobs, nj, r)) return NULL;
-    int wr = mp_bit_width(r->n ? r->n - 1 : 0), we = mp_bit_width(2 * (uint64_t)nj);
-    if (wt + wr + we > 64) {
+    if (!rank_sizes(J, r)) return NULL;
+    packing p = {r, first, mp_bit_width(r->n ? r->n - 1 : 0), mp_bit_width(2 * (uint64_t)J->n)};
+    if (wt + p.wr + p.we > 64) {
         free_ranks(r);
         return NULL;
     }
-    uint64_t *a = mp_xmalloc((2 * ne + 1) * sizeof *a), *b = a + ne;
-    size_t q = 0;
-    for (uint32_t j = 0; j < nj; j++) { /* ascending j: ties stay by job */
-        uint64_t rank = r->rank[rank_slot(r, jobs[j].size)];
-        if (!jobs[j].held)
-            a[q++] = ((((uint64_t)(jobs[j].start - first) << 1 | 1) << wr | rank) << we) | (2 * j + 1);
-        a[q++] = ((((uint64_t)(jobs[j].stop - first) << 1) << wr | rank) << we) | (2 * j);
-    }
+    uint64_t *block, *sorted = sorted_words(J, &p, ne, wt + p.wr, &block);
     free_ranks(r);
-    uint64_t *sorted = mp_sort_words(a, b, (uint32_t)ne, we, wt + wr);
     /* the order written over the words' own block, from its start: entry q
-     * goes to bytes 4q.., at or before where sorted[q] was read */
-    uint32_t *order = (uint32_t *)(void *)a;
-    uint64_t event = (UINT64_C(1) << we) - 1;
-    for (q = 0; q < ne; q++) order[q] = (uint32_t)(sorted[q] & event);
-    return mp_xrealloc(a, (ne + 1) * sizeof *order);
+     * goes to bytes 4q.., at or before where sorted[q] was read (sorted is
+     * the block or its second half) */
+    uint32_t *order = (uint32_t *)(void *)block;
+    uint64_t event = (UINT64_C(1) << p.we) - 1;
+    for (size_t q = 0; q < ne; q++) order[q] = (uint32_t)(sorted[q] & event);
+    return mp_xrealloc(block, (ne + 1) * sizeof *order);
 }
 
 /* The events of the jobs in the order the allocator meets them: by time,
@@ -326,32 +377,34 @@ static uint32_t *packed_event_order(const job *jobs, uint32_t nj, size_t ne, int
  * events are sorted as (key, event) pairs straight away; else through
  * pk_keyed and mp_pk_sort_desc, which needs 24 bytes an event more: at
  * 10^7 items, 0.35 GB at the plan's peak. */
-static uint32_t *event_order(const job *jobs, uint32_t nj, size_t *n_events) {
+static uint32_t *event_order(const jobs *J, size_t *n_events) {
+    uint32_t nj = J->n;
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t and_size = UINT64_MAX, or_size = 0;
     size_t ne = 0;
     for (uint32_t j = 0; j < nj; j++) {
-        int64_t a = jobs[j].held ? jobs[j].stop : jobs[j].start;
+        int64_t stop = job_stop(J, j), a = job_held(J, j) ? stop : job_start(J, j);
+        uint64_t size = job_size(J, j);
         if (a < first) first = a;
-        if (jobs[j].stop > last) last = jobs[j].stop;
-        and_size &= jobs[j].size, or_size |= jobs[j].size;
-        ne += jobs[j].held ? 1 : 2;
+        if (stop > last) last = stop;
+        and_size &= size, or_size |= size;
+        ne += job_held(J, j) ? 1 : 2;
     }
     *n_events = ne;
     /* time t as (t - first) << 1, + 1 for an allocation: frees first */
     uint64_t span = nj ? ((uint64_t)(last - first) << 1) | 1 : 0;
     int wt = mp_bit_width(span), ws = mp_bit_width(and_size ^ or_size);
-    uint32_t *packed = packed_event_order(jobs, nj, ne, first, wt);
+    uint32_t *packed = packed_event_order(J, ne, first, wt);
     if (packed) return packed;
     if (wt + ws <= 64) {
         uint64_t ms = ws == 64 ? UINT64_MAX : (UINT64_C(1) << ws) - 1;
         mp_pair *a = mp_xmalloc((2 * ne + 1) * sizeof *a), *b = a + ne;
         size_t q = 0;
         for (uint32_t j = 0; j < nj; j++) { /* ascending j: ties stay by job */
-            uint64_t big_first = ~jobs[j].size & ms;
-            if (!jobs[j].held)
-                a[q++] = (mp_pair){(((uint64_t)(jobs[j].start - first) << 1 | 1) << ws) | big_first, 2 * j + 1};
-            a[q++] = (mp_pair){(((uint64_t)(jobs[j].stop - first) << 1) << ws) | big_first, 2 * j};
+            uint64_t big_first = ~job_size(J, j) & ms;
+            if (!job_held(J, j))
+                a[q++] = (mp_pair){(((uint64_t)(job_start(J, j) - first) << 1 | 1) << ws) | big_first, 2 * j + 1};
+            a[q++] = (mp_pair){(((uint64_t)(job_stop(J, j) - first) << 1) << ws) | big_first, 2 * j};
         }
         mp_pair *sorted = mp_sort_pairs(a, b, (uint32_t)ne, wt + ws);
         /* the order written over the pairs' own block, from its start: entry
@@ -366,9 +419,9 @@ static uint32_t *event_order(const job *jobs, uint32_t nj, size_t *n_events) {
     /* ascending j: a job's two events never tie (their times differ in
      * the last bit), so equal keys come from different jobs, in job order */
     for (uint32_t j = 0; j < nj; j++) {
-        if (!jobs[j].held)
-            ev[q++] = (pk_keyed){span - (((uint64_t)(jobs[j].start - first) << 1) | 1), jobs[j].size, 2 * j + 1};
-        ev[q++] = (pk_keyed){span - ((uint64_t)(jobs[j].stop - first) << 1), jobs[j].size, 2 * j};
+        if (!job_held(J, j))
+            ev[q++] = (pk_keyed){span - (((uint64_t)(job_start(J, j) - first) << 1) | 1), job_size(J, j), 2 * j + 1};
+        ev[q++] = (pk_keyed){span - ((uint64_t)(job_stop(J, j) - first) << 1), job_size(J, j), 2 * j};
     }
     mp_pk_sort_desc(ev, (uint32_t)ne);
     for (q = 0; q < ne; q++) order[q] = ev[q].i;
@@ -380,13 +433,13 @@ static uint32_t *event_order(const job *jobs, uint32_t nj, size_t *n_events) {
  * item's offset from the start (below `top`, leaving no gap), the others
  * go into the lowest gap that fits, or on top.  At one time, frees come
  * first, then allocations, largest first.  Returns the peak. */
-static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t top) {
+static uint64_t simulate(pk_item *items, const jobs *J, uint64_t top) {
     size_t ne;
-    uint32_t *order = event_order(jobs, nj, &ne);
+    uint32_t *order = event_order(J, &ne);
     gaps g = {NULL, 0, 0, 2463534242u, -1, -1, NULL, 0, 0};
     uint64_t peak = top;
     for (size_t k = 0; k < ne; k++) {
-        pk_item *it = &items[jobs[order[k] >> 1].item];
+        pk_item *it = &items[J->item[order[k] >> 1]];
         if (!(order[k] & 1)) { /* a free */
             release(&g, &top, it->offset, it->size);
             continue;
@@ -414,8 +467,7 @@ static uint64_t simulate(pk_item *items, const job *jobs, uint32_t nj, uint64_t 
 }
 
 uint64_t mp_pk_sweep(pk_item *items, uint32_t n) {
-    job *jobs = mp_xmalloc((n + 1) * sizeof *jobs);
-    uint32_t nj = 0;
+    uint32_t *item = mp_xmalloc((n + 1) * sizeof *item), nj = 0;
     uint64_t top = 0;
     for (uint32_t i = 0; i < n; i++) { /* fixed items: reserved from the start */
         if (!items[i].fixed || !items[i].size) continue;
@@ -427,17 +479,23 @@ uint64_t mp_pk_sweep(pk_item *items, uint32_t n) {
             if (!items[i].fixed) items[i].offset = 0;
             continue;
         }
-        jobs[nj++] = (job){items[i].start, (int64_t)items[i].end + 1, items[i].size, i, false};
+        item[nj++] = i;
     }
-    uint64_t peak = simulate(items, jobs, nj, top);
-    mp_xfree(jobs);
+    uint64_t peak = simulate(items, &(jobs){items, item, nj, nj, false}, top);
+    mp_xfree(item);
     return peak;
 }
 
 /* ------------------------------------------------------------ anchored */
 
+/* An item live at the anchor, stacked largest first. */
+typedef struct held_item {
+    uint64_t size;
+    uint32_t item;
+} held_item;
+
 static int cmp_by_size_desc(const void *a, const void *b) {
-    const job *x = a, *y = b;
+    const held_item *x = a, *y = b;
     if (x->size != y->size) return x->size > y->size ? -1 : 1;
     return (x->item > y->item) - (x->item < y->item);
 }
@@ -446,6 +504,29 @@ static int cmp_by_size_desc(const void *a, const void *b) {
 enum side { HELD, AFTER, BEFORE };
 static enum side side_of(const pk_item *it, int32_t t) {
     return it->start <= t && t <= it->end ? HELD : it->start > t ? AFTER : BEFORE;
+}
+
+/* The items of each side (after or before the anchor) in index order,
+ * then the held ones in stack order: one run of the allocator each. */
+static uint64_t run_sides(pk_item *items, uint32_t n, int32_t t, const held_item *held, uint32_t nh,
+                          const uint32_t count[3], uint64_t top) {
+    uint32_t *fwd = mp_xmalloc((count[AFTER] + nh + 1) * sizeof *fwd),
+             *bwd = mp_xmalloc((count[BEFORE] + nh + 1) * sizeof *bwd);
+    uint32_t nf = 0, nb = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!items[i].size) continue;
+        enum side side = side_of(&items[i], t);
+        if (side == AFTER) fwd[nf++] = i;
+        else if (side == BEFORE) bwd[nb++] = i;
+    }
+    /* after the node, each held block is freed where it ends; before it,
+     * in reversed time, where it starts */
+    for (uint32_t h = 0; h < nh; h++) fwd[nf + h] = bwd[nb + h] = held[h].item;
+    uint64_t a = simulate(items, &(jobs){items, fwd, nf + nh, nf, false}, top);
+    mp_xfree(fwd);
+    uint64_t b = simulate(items, &(jobs){items, bwd, nb + nh, nb, true}, top);
+    mp_xfree(bwd);
+    return a > b ? a : b;
 }
 
 uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
@@ -458,19 +539,11 @@ uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
     uint32_t count[3] = {0, 0, 0};
     for (uint32_t i = 0; i < n; i++)
         if (items[i].size) count[side_of(&items[i], t)]++;
-    job *held = mp_xmalloc((count[HELD] + 1) * sizeof *held),
-        *fwd = mp_xmalloc((count[AFTER] + count[HELD] + 1) * sizeof *fwd),
-        *bwd = mp_xmalloc((count[BEFORE] + count[HELD] + 1) * sizeof *bwd);
-    uint32_t nh = 0, nf = 0, nb = 0;
+    held_item *held = mp_xmalloc((count[HELD] + 1) * sizeof *held);
+    uint32_t nh = 0;
     for (uint32_t i = 0; i < n; i++) {
-        pk_item *it = &items[i];
-        it->offset = 0;
-        if (!it->size) continue;
-        switch (side_of(it, t)) {
-        case HELD: held[nh++] = (job){0, 0, it->size, i, true}; break;
-        case AFTER: fwd[nf++] = (job){it->start, (int64_t)it->end + 1, it->size, i, false}; break;
-        case BEFORE: bwd[nb++] = (job){-(int64_t)it->end, -(int64_t)it->start + 1, it->size, i, false}; break;
-        }
+        items[i].offset = 0;
+        if (items[i].size && side_of(&items[i], t) == HELD) held[nh++] = (held_item){items[i].size, i};
     }
     qsort(held, nh, sizeof *held, cmp_by_size_desc);
     uint64_t top = 0;
@@ -479,26 +552,8 @@ uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
         items[held[h].item].offset = top;
         fits = mp_add_u64(top, held[h].size, &top);
     }
-    uint64_t peak = fits ? top : UINT64_MAX;
-    if (fits) { /* else the held item that overflows says so (layout_fits) */
-        /* after the node, each held block is freed where it ends; before
-         * it, in reversed time, where it starts */
-        uint32_t m = nf;
-        for (uint32_t h = 0; h < nh; h++) {
-            const pk_item *it = &items[held[h].item];
-            fwd[m++] = (job){0, (int64_t)it->end + 1, it->size, held[h].item, true};
-        }
-        uint64_t a = simulate(items, fwd, m, top);
-        m = nb;
-        for (uint32_t h = 0; h < nh; h++) {
-            const pk_item *it = &items[held[h].item];
-            bwd[m++] = (job){0, -(int64_t)it->start + 1, it->size, held[h].item, true};
-        }
-        uint64_t b = simulate(items, bwd, m, top);
-        peak = a > b ? a : b;
-    }
+    /* else the held item that overflows says so (layout_fits) */
+    uint64_t peak = fits ? run_sides(items, n, t, held, nh, count, top) : UINT64_MAX;
     mp_xfree(held);
-    mp_xfree(fwd);
-    mp_xfree(bwd);
     return peak;
 }

@@ -618,7 +618,9 @@ Test(opt, radix_sorts_agree_with_a_comparison_sort) {
  * the buckets two to seven passes of their own (even and odd counts,
  * ending in either array); keys of a few values make long runs of ties
  * and put every item in one bucket, too big for the cache, which takes
- * the wider passes (an odd count where the buckets' is even: copied). */
+ * the wider passes (an odd count where the buckets' is even: copied).
+ * From 2^20 words the placed sort (the caller places each word by its top
+ * digit, no second array) must give the plain sort's order exactly. */
 static void check_words(uint32_t n, int bits, uint64_t values, uint64_t *s) {
     enum { LO = 21 };
     uint64_t *w = mp_xmalloc(2 * (size_t)n * sizeof *w);
@@ -627,14 +629,26 @@ static void check_words(uint32_t n, int bits, uint64_t values, uint64_t *s) {
         if (bits < 64 - LO) k &= (UINT64_C(1) << bits) - 1;
         w[q] = k << LO | q;
     }
-    uint64_t *sorted = mp_sort_words(w, w + n, n, LO, bits > 64 - LO ? 64 - LO : bits);
+    int kb = bits > 64 - LO ? 64 - LO : bits;
+    /* the placed sort, where it applies, makes its words from a copy */
+    mp_placed_sort ps = {0};
+    if (mp_placed_sort_applies(n, kb)) {
+        mp_placed_sort_begin(&ps, n, LO, kb);
+        for (uint32_t q = 0; q < n; q++) mp_placed_sort_count(&ps, w[q]);
+        mp_placed_sort_counted(&ps);
+        for (uint32_t q = 0; q < n; q++) mp_placed_sort_place(&ps, w[q]);
+        mp_placed_sort_finish(&ps);
+    }
+    uint64_t *sorted = mp_sort_words(w, w + n, n, LO, kb);
     uint64_t seen = 0;
     for (uint32_t q = 0; q < n; q++) {
         seen += sorted[q] & ((UINT64_C(1) << LO) - 1);
         cr_assert(q == 0 || sorted[q - 1] < sorted[q], "words n %u bits %d: out of order at %u", n, bits, q);
+        cr_assert(!ps.words || ps.words[q] == sorted[q], "placed words n %u bits %d: differ at %u", n, bits, q);
     }
     cr_assert_eq(seen, (uint64_t)n * (n - 1) / 2, "words n %u bits %d: not a permutation", n, bits);
     mp_xfree(w);
+    mp_xfree(ps.words);
 }
 
 static void check_pairs(uint32_t n, int bits, uint64_t values, uint64_t *s) {
