@@ -351,7 +351,15 @@ static void set_at(pk *k, uint32_t i, uint64_t off) {
     k->at[i] = (span){off, mp_sat_add_u64(off, k->size[i])};
 }
 
+/* k->at, allocated on first use: a buffer laid out by the sweeps alone
+ * (no conflict graph, as at 10^7 tensors) never needs it, and it was
+ * 0.11 GB at the plan's peak there.  Its contents are set before read. */
+static void need_at(pk *k) {
+    if (!k->at) k->at = mp_xmalloc((k->n + 1) * sizeof *k->at);
+}
+
 static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
+    need_at(k);
     memset(k->at, 0, k->n * sizeof *k->at);
     uint64_t peak = 0;
     for (uint32_t i = 0; i < k->n; i++)
@@ -598,6 +606,7 @@ static int cmp_by_offset(const void *a, const void *b) {
  * up (the current place fits), so the peak never grows. */
 static uint64_t compact(pk *k, uint64_t *off, uint32_t max_passes) {
     keyed *v = mp_xmalloc((k->n + 1) * sizeof *v);
+    need_at(k);
     for (uint32_t i = 0; i < k->n; i++) set_at(k, i, off[i]);
     bool moved = true;
     for (uint32_t pass = 0; pass < max_passes && moved; pass++) {
@@ -907,7 +916,6 @@ static void load(pk *k, pk_item *items, uint32_t n) {
         k->e[i] = items[k->id[i]].end;
     }
     k->off = mp_xmalloc((k->n + 1) * sizeof *k->off);
-    k->at = mp_xmalloc((k->n + 1) * sizeof *k->at);
     k->by_s = by_start(k);
 }
 
@@ -925,8 +933,8 @@ typedef struct solve {
 } solve;
 
 static void solve_init(solve *v, pk *k, const pk_params *prm) {
+    v->rank = NULL; /* on first use */
     v->order = mp_xmalloc((k->n + 1) * sizeof *v->order);
-    v->rank = mp_xmalloc((k->n + 1) * sizeof *v->rank);
     v->support = mp_xmalloc((k->n + 1) * sizeof *v->support);
     memcpy(v->order, k->by_s, k->n * sizeof *v->order);
     /* a quick layout is the sweep alone: no pair count, no conflict graph */
@@ -947,6 +955,7 @@ static void run_construction(pk *k, best *b, solve *v, int c) {
     const construction *x = &CONSTRUCTIONS[c];
     if (x->bottom_up) {
         letter_order(k, x->keys, v->order);
+        if (!v->rank) v->rank = mp_xmalloc((k->n + 1) * sizeof *v->rank); /* bottom-up runs alone use it */
         for (uint32_t q = 0; q < k->n; q++) v->rank[v->order[q]] = q;
         uint64_t work = k->work, got = bottom_up(k, v->rank, k->off, v->support);
         if (keep(k, b, got, true, false, (uint32_t)c, v->order, v->support)) b->cost = k->work - work;
