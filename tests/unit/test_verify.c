@@ -1,6 +1,7 @@
 /* test_verify.c - the verifier: for each rule a valid plan, and the same
  * plan broken in exactly that way, which must be rejected naming the rule. */
 #include "helpers.h"
+#include "verify.h" /* the interval tree */
 
 #define HDR "memplan-graph 1\n"
 
@@ -447,4 +448,84 @@ Test(verify, delegate_scratch_lives_at_its_node) {
     snprintf(to, sizeof to, "alloc scratch.2 mem_id=1 obj=4 offset=%llu ", off);
     expect_broken(SCRATCH, plan, from, to, MP_RULE_OVERLAP, "scratch.2");
     mp_xfree(plan);
+}
+
+/* The overlap rule's interval tree (verify/itree.c) against a plain list:
+ * random inserts, removals and queries, with many intervals at one offset
+ * (ties broken by id) and enough live at once for a tree of three levels,
+ * then drained to empty (every merge, the root shrinking) and refilled.
+ * A query's answer is the first `max` overlapping intervals in (lo, id)
+ * order, which is the order the sweep reports them in. */
+typedef struct span_ref {
+    uint64_t lo, hi;
+    uint32_t id;
+    bool live;
+} span_ref;
+
+static uint64_t tree_rand(uint64_t *x) {
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+static const span_ref *brute_spans; /* for the comparison below */
+
+static int cmp_span_key(const void *a, const void *b) {
+    const span_ref *x = &brute_spans[*(const uint32_t *)a], *y = &brute_spans[*(const uint32_t *)b];
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The live spans overlapping [lo, hi), the first `max` by (lo, id). */
+static uint32_t brute_query(const span_ref *s, uint32_t n, uint64_t lo, uint64_t hi, uint32_t *ids, uint32_t max) {
+    uint32_t *hit = malloc((n + 1) * sizeof *hit), m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i].live && s[i].lo < hi && s[i].hi > lo) hit[m++] = i;
+    brute_spans = s;
+    qsort(hit, m, sizeof *hit, cmp_span_key);
+    uint32_t k = m < max ? m : max;
+    for (uint32_t q = 0; q < k; q++) ids[q] = s[hit[q]].id;
+    free(hit);
+    return k;
+}
+
+static void tree_round(v_itree *t, span_ref *s, uint32_t n, uint64_t *seed, int remove_pct) {
+    uint32_t got[300], want[300];
+    for (uint32_t step = 0; step < 6 * n; step++) {
+        uint32_t i = (uint32_t)(tree_rand(seed) % n);
+        if (!s[i].live && (int)(tree_rand(seed) % 100) >= remove_pct) {
+            s[i].live = true;
+            mp_v_itree_insert(t, s[i].lo, s[i].hi, s[i].id);
+        } else if (s[i].live && (int)(tree_rand(seed) % 100) < remove_pct) {
+            s[i].live = false;
+            mp_v_itree_remove(t, s[i].lo, s[i].id);
+        }
+        if (step % 7) continue;
+        uint64_t lo = tree_rand(seed) % 5000, hi = lo + tree_rand(seed) % 700;
+        uint32_t max = 1 + (uint32_t)(tree_rand(seed) % 300);
+        uint32_t k = mp_v_itree_query(t, lo, hi, got, max), m = brute_query(s, n, lo, hi, want, max);
+        cr_assert_eq(k, m, "step %u: query [%llu,%llu) max %u: %u answers, not %u", step, (unsigned long long)lo,
+                     (unsigned long long)hi, max, k, m);
+        for (uint32_t q = 0; q < k; q++) cr_assert_eq(got[q], want[q], "step %u: answer %u differs", step, q);
+    }
+}
+
+Test(verify, interval_tree_answers_as_a_list_does) {
+    enum { N = 3000 };
+    span_ref *s = calloc(N, sizeof *s);
+    uint64_t seed = 88172645463325252ull;
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t lo = i % 5 == 0 ? 1000 : tree_rand(&seed) % 5000; /* a fifth at one offset */
+        s[i] = (span_ref){lo, lo + 1 + tree_rand(&seed) % 400, (i * 7919u) % N, false};
+    }
+    v_itree *t = mp_v_itree_new();
+    tree_round(t, s, N, &seed, 20);  /* mostly inserts: it grows to thousands */
+    tree_round(t, s, N, &seed, 50);
+    tree_round(t, s, N, &seed, 100); /* removals only: drained */
+    for (uint32_t i = 0; i < N; i++)
+        if (s[i].live) s[i].live = false, mp_v_itree_remove(t, s[i].lo, s[i].id);
+    uint32_t none[1];
+    cr_assert_eq(mp_v_itree_query(t, 0, UINT64_MAX, none, 1), 0u, "drained, yet an interval answers");
+    tree_round(t, s, N, &seed, 10); /* refilled */
+    mp_v_itree_free(t);
+    free(s);
 }
