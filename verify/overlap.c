@@ -35,18 +35,49 @@ typedef struct fprint {
     uint32_t n;
 } fprint;
 
-enum { FOOTPRINT = -1, ESCAPE = -2 };
+/* What a footprint or an escape item has beyond an allocation's: the
+ * sub-graph (an escape's branch, -1 for an operand); an escape's cond
+ * result tensor and the family it aliases. */
+typedef struct extra {
+    int32_t sub;
+    int32_t result;
+    int32_t aliased;
+} extra;
 
+/* 40 bytes: an allocation's item has nothing more, and a graph of 10^7
+ * allocations holds that many at once (56 bytes each, as they were, made
+ * 0.44 GB at the verifier's peak).  The few footprints and escapes keep
+ * the rest in a list of extras beside the items. */
 typedef struct item {
     uint64_t buffer, lo, hi;
     int32_t start, end;
-    int32_t family; /* in-place family, FOOTPRINT or ESCAPE */
+    int32_t family; /* in-place family (>= 0); below 0 a footprint's or an
+                     * escape's mark (special_mark): its kind and its extra */
     int32_t alloc;  /* alloc index; a footprint's node; an escape's alloc in its
-                     * branch (sub), in this graph (operand, sub -1), or -1 */
-    int32_t sub;    /* footprint, escape: the sub-graph (escape: -1 for an operand) */
-    int32_t result; /* escape: the cond's result tensor; the family it aliases */
-    int32_t aliased;
+                     * branch, in this graph (operand), or -1 */
 } item;
+
+/* The items of one graph and the extras of its footprints and escapes. */
+typedef struct items {
+    item *v;
+    uint32_t n;
+    size_t cap;
+    extra *x;
+    uint32_t nx;
+    size_t xcap;
+} items;
+
+static int32_t special_mark(bool escape, uint32_t x) { return -1 - (int32_t)(2 * x + escape); }
+static bool is_escape(const item *x) { return x->family < 0 && ((-1 - x->family) & 1); }
+static bool is_footprint(const item *x) { return x->family < 0 && !((-1 - x->family) & 1); }
+static const extra *extra_of(const extra *ex, const item *x) { return &ex[(-1 - x->family) >> 1]; }
+
+/* A footprint or escape item with its extra. */
+static void push_special(items *L, item x, bool escape, extra more) {
+    x.family = special_mark(escape, L->nx);
+    MP_VEC_PUSH(L->x, L->nx, L->xcap, more);
+    MP_VEC_PUSH(L->v, L->n, L->cap, x);
+}
 
 static int cmp_seg(const void *a, const void *b) {
     const seg *x = a, *y = b;
@@ -106,14 +137,24 @@ static int cmp_start(const void *a, const void *b) {
     return (x->alloc > y->alloc) - (x->alloc < y->alloc);
 }
 
+/* An item's end, in the order items retire: by buffer, then end, then
+ * index.  The buffer is not kept: the items and their ends are sorted by
+ * buffer first alike, so a buffer's ends sit at the same positions as its
+ * items (8 bytes an item, not 16: 63 MB at 10^7 allocations). */
 typedef struct ending {
-    uint64_t buffer;
     int32_t end;
     uint32_t idx;
 } ending;
 
+/* The same with the buffer, for the comparison sort (wide keys). */
+typedef struct ending_key {
+    uint64_t buffer;
+    int32_t end;
+    uint32_t idx;
+} ending_key;
+
 static int cmp_end(const void *a, const void *b) {
-    const ending *x = a, *y = b;
+    const ending_key *x = a, *y = b;
     if (x->buffer != y->buffer) return x->buffer < y->buffer ? -1 : 1;
     if (x->end != y->end) return x->end < y->end ? -1 : 1;
     return (x->idx > y->idx) - (x->idx < y->idx);
@@ -205,18 +246,21 @@ static ending *items_by_end(const item *it, uint32_t n) {
         max_end = it[q].end > 0 && (uint64_t)it[q].end > max_end ? (uint64_t)it[q].end : max_end;
     }
     size_t slots = fits ? count_slots(max_buffer, max_end, n) : 0;
-    uint32_t *from = NULL;
-    if (slots) from = count_sort(it, n, slots, &(key_spec){BY_END, max_end + 1, 0});
-    for (uint32_t q = 0; q < n; q++) {
-        uint32_t i = from ? from[q] : q; /* stable: the index breaks ties */
-        by_end[q] = (ending){it[i].buffer, it[i].end, i};
+    if (slots) { /* stable: the index breaks ties */
+        uint32_t *from = count_sort(it, n, slots, &(key_spec){BY_END, max_end + 1, 0});
+        for (uint32_t q = 0; q < n; q++) by_end[q] = (ending){it[from[q]].end, from[q]};
+        mp_xfree(from);
+        return by_end;
     }
-    if (!from) qsort(by_end, n, sizeof *by_end, cmp_end);
-    mp_xfree(from);
+    ending_key *k = mp_xmalloc(((size_t)n + 1) * sizeof *k);
+    for (uint32_t q = 0; q < n; q++) k[q] = (ending_key){it[q].buffer, it[q].end, q};
+    qsort(k, n, sizeof *k, cmp_end);
+    for (uint32_t q = 0; q < n; q++) by_end[q] = (ending){k[q].end, k[q].idx};
+    mp_xfree(k);
     return by_end;
 }
 
-static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
+static void report_pair(vctx *c, int32_t gi, const extra *ex, const item *x, const item *y) {
     const mp_graphdef *g = &c->prog->graphs[gi];
     const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
     int32_t s = x->start > y->start ? x->start : y->start;
@@ -231,7 +275,7 @@ static void report_pair(vctx *c, int32_t gi, const item *x, const item *y) {
                     "control-flow: node %d (%s) runs sub-graph %s, whose memory "
                     "[%llu,%llu) in buffer %llu overlaps %s [%llu,%llu), live at node %d",
                     f->start, mp_node_kind_name(g->nodes[f->start].kind),
-                    c->prog->graphs[f->sub].name, (unsigned long long)f->lo,
+                    c->prog->graphs[extra_of(ex, f)->sub].name, (unsigned long long)f->lo,
                     (unsigned long long)f->hi, (unsigned long long)f->buffer,
                     mp_v_tensor(g, &gp->allocs[t->alloc], who, sizeof who),
                     (unsigned long long)t->lo, (unsigned long long)t->hi, f->start);
@@ -256,28 +300,23 @@ static int32_t alloc_of(const vctx *c, int32_t gi, int32_t t) {
     return a >= 0 && c->usable[gi][a] ? a : -1;
 }
 
-typedef struct itemv {
-    item **v;
-    uint32_t *n;
-    size_t *cap;
-} itemv;
-
 /* Result r of cond node n, live to e, is value v of branch b: its bytes. */
-static void escape_value(vctx *c, int32_t gi, const fprint *fp, itemv *iv, uint32_t n,
+static void escape_value(vctx *c, int32_t gi, const fprint *fp, items *L, uint32_t n,
                          int32_t r, int32_t e, int32_t b, int32_t v) {
     const mp_graphdef *bg = &c->prog->graphs[b];
     const mp_tensor *t = &bg->tensors[v];
-    item x = {0, 0, 0, (int32_t)n + 1, e, ESCAPE, -1, b, r, -1}; /* the cond: start - 1 */
+    item x = {0, 0, 0, (int32_t)n + 1, e, 0, -1}; /* the cond: start - 1 */
+    extra more = {b, r, -1};
     if (t->def_node >= 0 && bg->nodes[t->def_node].kind == MP_NODE_PLACEHOLDER) {
         const mp_node *nd = &c->prog->graphs[gi].nodes[n];
         int32_t a = c->prog->graphs[gi].tensors[nd->in[1 + t->def_node]].root;
         int32_t k = alloc_of(c, gi, a);
         const mp_alloc *al = k >= 0 ? &c->plan->graphs[c->block_of[gi]].allocs[k] : NULL;
         if (!al || !al->size) return; /* not planned here: the caller's, live throughout */
-        x.buffer = al->mem_id, x.lo = al->offset, x.sub = -1, x.alloc = k;
-        x.aliased = c->vg[gi].family[a];
+        x.buffer = al->mem_id, x.lo = al->offset, x.alloc = k;
+        more.sub = -1, more.aliased = c->vg[gi].family[a];
         if (!mp_add_u64(al->offset, al->size, &x.hi)) x.hi = UINT64_MAX;
-        MP_VEC_PUSH(*iv->v, *iv->n, *iv->cap, x);
+        push_special(L, x, true, more);
         return;
     }
     if (t->flags & (MP_T_CONST | MP_T_DYNAMIC)) return;
@@ -285,7 +324,7 @@ static void escape_value(vctx *c, int32_t gi, const fprint *fp, itemv *iv, uint3
         /* a nested cond's result: somewhere in the branch's memory */
         for (uint32_t j = 0; j < fp[b].n; j++) {
             x.buffer = fp[b].s[j].buffer, x.lo = fp[b].s[j].lo, x.hi = fp[b].s[j].hi;
-            MP_VEC_PUSH(*iv->v, *iv->n, *iv->cap, x);
+            push_special(L, x, true, more);
         }
         return;
     }
@@ -294,16 +333,15 @@ static void escape_value(vctx *c, int32_t gi, const fprint *fp, itemv *iv, uint3
     const mp_alloc *al = &c->plan->graphs[c->block_of[b]].allocs[k];
     x.buffer = al->mem_id, x.lo = al->offset, x.alloc = k;
     if (!mp_add_u64(al->offset, al->size, &x.hi)) x.hi = UINT64_MAX;
-    MP_VEC_PUSH(*iv->v, *iv->n, *iv->cap, x);
+    push_special(L, x, true, more);
 }
 
 /* Escape items of graph gi's conds (core/escape.c says when a result lives
  * in its branch's memory). */
-static void escape_items(vctx *c, int32_t gi, const fprint *fp, item **it, uint32_t *n, size_t *cap) {
+static void escape_items(vctx *c, int32_t gi, const fprint *fp, items *L) {
     const mp_graphdef *g = &c->prog->graphs[gi];
     mp_escape E;
     mp_escape_compute(c->prog, g, c->vg[gi].last, &E);
-    itemv iv = {it, n, cap};
     for (uint32_t k = 0; k < g->n_nodes; k++) {
         const mp_node *nd = &g->nodes[k];
         if (nd->kind != MP_NODE_COND) continue;
@@ -313,7 +351,7 @@ static void escape_items(vctx *c, int32_t gi, const fprint *fp, item **it, uint3
             for (int s = 0; s < 2 && !(s == 1 && nd->sub[1] == nd->sub[0]); s++) {
                 const mp_graphdef *b = &c->prog->graphs[nd->sub[s]];
                 const mp_node *out = &b->nodes[b->n_nodes - 1];
-                escape_value(c, gi, fp, &iv, k, r, e, nd->sub[s], b->tensors[out->in[i]].root);
+                escape_value(c, gi, fp, L, k, r, e, nd->sub[s], b->tensors[out->in[i]].root);
             }
         }
     }
@@ -331,34 +369,29 @@ static bool alloc_item(const vctx *c, int32_t gi, uint32_t a, item *out) {
     int32_t t = x->tensor;
     if (g->tensors[t].root != t || vg->first[t] < 0) return false;
     if (!mp_add_u64(x->offset, x->size, &end)) end = UINT64_MAX;
-    *out = (item){x->mem_id, x->offset, end, vg->first[t], vg->last[t], vg->family[t],
-                  (int32_t)a, -1, -1, -1};
+    *out = (item){x->mem_id, x->offset, end, vg->first[t], vg->last[t], vg->family[t], (int32_t)a};
     return true;
 }
 
-static uint32_t collect_items(vctx *c, int32_t gi, const fprint *fp, item **out) {
+static void collect_items(vctx *c, int32_t gi, const fprint *fp, items *L) {
     const mp_graphdef *g = &c->prog->graphs[gi];
     const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
-    size_t cap = gp->n_allocs + 16;
-    uint32_t n = 0;
-    item *it = mp_xmalloc(cap * sizeof *it);
+    L->cap = gp->n_allocs + 16;
+    L->v = mp_xmalloc(L->cap * sizeof *L->v);
     for (uint32_t a = 0; a < gp->n_allocs; a++) {
         item i;
-        if (alloc_item(c, gi, a, &i)) MP_VEC_PUSH(it, n, cap, i);
+        if (alloc_item(c, gi, a, &i)) MP_VEC_PUSH(L->v, L->n, L->cap, i);
     }
     for (uint32_t i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < 2; k++) {
             int32_t s = g->nodes[i].sub[k];
             if (s < 0 || (k == 1 && s == g->nodes[i].sub[0])) continue; /* one graph, both branches */
             for (uint32_t j = 0; j < fp[s].n; j++) {
-                item f = {fp[s].s[j].buffer, fp[s].s[j].lo, fp[s].s[j].hi, (int32_t)i,
-                          (int32_t)i, FOOTPRINT, (int32_t)i, s, -1, -1};
-                MP_VEC_PUSH(it, n, cap, f);
+                item f = {fp[s].s[j].buffer, fp[s].s[j].lo, fp[s].s[j].hi, (int32_t)i, (int32_t)i, 0, (int32_t)i};
+                push_special(L, f, false, (extra){s, -1, -1});
             }
         }
-    escape_items(c, gi, fp, &it, &n, &cap);
-    *out = it;
-    return n;
+    escape_items(c, gi, fp, L);
 }
 
 static bool runs_sub_graphs(const mp_graphdef *g) {
@@ -429,13 +462,13 @@ static bool collect_in_order(vctx *c, int32_t gi, item **out, uint32_t *n_out) {
 }
 
 /* Whether items x and y, live at a common node and sharing bytes, clash. */
-static bool clash(const vctx *c, int32_t gi, const item *x, const item *y) {
-    if (x->family == ESCAPE && y->family == ESCAPE) return false; /* both only read */
-    if (x->family == FOOTPRINT && y->family == FOOTPRINT) return false; /* never live together */
-    if (x->family == ESCAPE || y->family == ESCAPE) {
-        const item *e = x->family == ESCAPE ? x : y, *o = x->family == ESCAPE ? y : x;
-        if (o->family == FOOTPRINT) return true;
-        if (o->family == e->aliased) return false; /* the operand it is */
+static bool clash(const vctx *c, int32_t gi, const extra *ex, const item *x, const item *y) {
+    if (is_escape(x) && is_escape(y)) return false; /* both only read */
+    if (is_footprint(x) && is_footprint(y)) return false; /* never live together */
+    if (is_escape(x) || is_escape(y)) {
+        const item *e = is_escape(x) ? x : y, *o = is_escape(x) ? y : x;
+        if (is_footprint(o)) return true;
+        if (o->family == extra_of(ex, e)->aliased) return false; /* the operand it is */
         const mp_graphdef *g = &c->prog->graphs[gi];
         const mp_tensor *t = &g->tensors[c->plan->graphs[c->block_of[gi]].allocs[o->alloc].tensor];
         return t->def_node < 0 || g->nodes[t->def_node].kind != MP_NODE_COND; /* dead slots */
@@ -444,23 +477,23 @@ static bool clash(const vctx *c, int32_t gi, const item *x, const item *y) {
 }
 
 /* An escape item e met by item o: a cond's result overwritten. */
-static void report_escape(vctx *c, int32_t gi, const item *e, const item *o) {
+static void report_escape(vctx *c, int32_t gi, const extra *ex, const item *e, const item *o) {
     const mp_graphdef *g = &c->prog->graphs[gi];
     const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
-    int32_t n = e->start - 1;
-    const char *res = g->tensors[e->result].name;
+    int32_t n = e->start - 1, sub = extra_of(ex, e)->sub;
+    const char *res = g->tensors[extra_of(ex, e)->result].name;
     char what[MP_V_TENSOR_BUF + 96], who[MP_V_TENSOR_BUF + 96];
-    if (e->sub < 0)
+    if (sub < 0)
         snprintf(what, sizeof what, "is its operand %s, whose bytes", gp->allocs[e->alloc].name);
     else if (e->alloc >= 0)
         snprintf(what, sizeof what, "is %s of branch %s, whose bytes",
-                 c->plan->graphs[c->block_of[e->sub]].allocs[e->alloc].name, c->prog->graphs[e->sub].name);
+                 c->plan->graphs[c->block_of[sub]].allocs[e->alloc].name, c->prog->graphs[sub].name);
     else
-        snprintf(what, sizeof what, "lives in the memory of branch %s, whose bytes", c->prog->graphs[e->sub].name);
+        snprintf(what, sizeof what, "lives in the memory of branch %s, whose bytes", c->prog->graphs[sub].name);
     vdetail d = {res, NULL, (int64_t)e->buffer, {e->lo, e->hi}, {o->lo, o->hi}, 2, o->start, e->end};
-    if (o->family == FOOTPRINT)
+    if (is_footprint(o))
         snprintf(who, sizeof who, "node %d (%s) runs sub-graph %s over them", o->start,
-                 mp_node_kind_name(g->nodes[o->start].kind), c->prog->graphs[o->sub].name);
+                 mp_node_kind_name(g->nodes[o->start].kind), c->prog->graphs[extra_of(ex, o)->sub].name);
     else {
         char t[MP_V_TENSOR_BUF], r[48];
         mp_v_range(r, sizeof r, gp->allocs[o->alloc].offset, gp->allocs[o->alloc].size);
@@ -472,42 +505,42 @@ static void report_escape(vctx *c, int32_t gi, const item *e, const item *o) {
                    "must stay as they are until node %d (ExecuTorch moves the branch's value "
                    "into the result), but %s%s", res, n, what, (unsigned long long)e->lo,
                    (unsigned long long)e->hi, (unsigned long long)e->buffer, e->end,
-                   who, o->family == FOOTPRINT ? "" : " overlaps them");
+                   who, is_footprint(o) ? "" : " overlaps them");
 }
 
 static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
-    item *it;
-    uint32_t n;
-    if (!collect_in_order(c, gi, &it, &n)) {
-        n = collect_items(c, gi, fp, &it);
-        if (!sort_by_start(it, n)) qsort(it, n, sizeof *it, cmp_start);
+    items L = {0};
+    if (!collect_in_order(c, gi, &L.v, &L.n)) {
+        collect_items(c, gi, fp, &L);
+        if (!sort_by_start(L.v, L.n)) qsort(L.v, L.n, sizeof *L.v, cmp_start);
     }
+    const item *it = L.v;
+    uint32_t n = L.n;
     ending *by_end = items_by_end(it, n);
     uint32_t *hits = mp_xmalloc(MAX_HITS * sizeof *hits);
     v_itree *tree = NULL;
-    uint64_t cur_buffer = UINT64_MAX;
-    uint32_t e = 0;
+    uint32_t e = 0, run_end = 0; /* the current buffer's items and ends end at run_end */
     for (uint32_t i = 0; i < n; i++) {
         const item *x = &it[i];
-        if (x->buffer != cur_buffer) { /* items are grouped by buffer */
+        if (i == run_end) { /* a buffer's first item: its ends start here too */
             mp_v_itree_free(tree);
             tree = mp_v_itree_new();
-            cur_buffer = x->buffer;
-            while (e < n && by_end[e].buffer < cur_buffer) e++;
+            e = i;
+            for (run_end = i + 1; run_end < n && it[run_end].buffer == x->buffer;) run_end++;
         }
         /* retire what ended before this start (all inserted already) */
-        while (e < n && by_end[e].buffer == cur_buffer && by_end[e].end < x->start) {
+        while (e < run_end && by_end[e].end < x->start) {
             mp_v_itree_remove(tree, it[by_end[e].idx].lo, by_end[e].idx);
             e++;
         }
         uint32_t k = mp_v_itree_query(tree, x->lo, x->hi, hits, MAX_HITS), reported = 0;
         for (uint32_t h = 0; h < k && reported < MAX_REPORT; h++) {
             const item *y = &it[hits[h]];
-            if (!clash(c, gi, x, y)) continue;
-            if (x->family == ESCAPE || y->family == ESCAPE)
-                report_escape(c, gi, x->family == ESCAPE ? x : y, x->family == ESCAPE ? y : x);
+            if (!clash(c, gi, L.x, x, y)) continue;
+            if (is_escape(x) || is_escape(y))
+                report_escape(c, gi, L.x, is_escape(x) ? x : y, is_escape(x) ? y : x);
             else
-                report_pair(c, gi, y, x);
+                report_pair(c, gi, L.x, y, x);
             reported++;
         }
         mp_v_itree_insert(tree, x->lo, x->hi, i);
@@ -515,7 +548,8 @@ static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
     mp_v_itree_free(tree);
     mp_xfree(hits);
     mp_xfree(by_end);
-    mp_xfree(it);
+    mp_xfree(L.v);
+    mp_xfree(L.x);
 }
 
 /* Per graph, 1 when some node runs it: only those footprints are read

@@ -214,9 +214,78 @@ static void sub_bounds(const mp_graphdef *g, const int32_t *cf, size_t ncf, cons
     }
 }
 
+/* Tensors whose in-place family has other members, as a bitmap: their
+ * members are grouped by family and sorted; any other member is a family
+ * of its own, whose events come straight from its allocation. */
+static uint8_t *shared_families(const mp_graphdef *g, const vgraph *vg) {
+    uint8_t *shared = mp_xcalloc(g->n_tensors / 8 + 1, 1);
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        uint32_t r = (uint32_t)vg->family[t];
+        if (r == t) continue;
+        shared[t / 8] |= (uint8_t)(1u << (t % 8));
+        shared[r / 8] |= (uint8_t)(1u << (r % 8));
+    }
+    return shared;
+}
+
+/* The allocations that count for the bound (usable, sized, of a used
+ * tensor) in buffers 1 .. nb - 1, grouped by buffer in allocation order:
+ * buffer b's are idx[first[b] .. first[b + 1]).  4 bytes an allocation:
+ * a list of members sorted by buffer, family and start was 64 bytes an
+ * allocation with the sort's, 0.5 GB at the verifier's peak at 10^7. */
+static uint32_t *allocs_by_buffer(const vctx *c, int32_t gi, uint32_t nb, uint32_t **first_out) {
+    const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
+    const vgraph *vg = &c->vg[gi];
+    uint32_t *first = mp_xcalloc((size_t)nb + 2, sizeof *first), n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t a = 0; a < gp->n_allocs; a++) {
+            const mp_alloc *x = &gp->allocs[a];
+            if (!c->usable[gi][a] || vg->first[x->tensor] < 0 || !x->size || !x->mem_id || x->mem_id >= nb) continue;
+            if (pass) (*first_out)[first[x->mem_id]++] = a; /* first[b]: where b's next goes */
+            else first[x->mem_id + 1]++, n++;
+        }
+        if (pass) break;
+        for (uint32_t b = 1; b <= nb; b++) first[b] += first[b - 1];
+        *first_out = mp_xmalloc(((size_t)n + 1) * sizeof **first_out);
+    }
+    uint32_t *idx = *first_out;
+    memmove(first + 1, first, (size_t)nb * sizeof *first); /* back to where each began */
+    first[0] = 0;
+    *first_out = first;
+    return idx;
+}
+
+/* Buffer b's events (its allocations idx[0 .. k)): a family of one member
+ * straight away, the others' members gathered and sorted (buffer, family,
+ * start) as family_events needs them. */
+static void buffer_events(const vctx *c, int32_t gi, const uint32_t *idx, size_t k, const uint8_t *shared,
+                          evs *e) {
+    const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
+    const vgraph *vg = &c->vg[gi];
+    member *m = NULL;
+    size_t nm = 0, cap = 0;
+    for (size_t q = 0; q < k; q++) {
+        const mp_alloc *x = &gp->allocs[idx[q]];
+        int32_t t = x->tensor;
+        member one = {x->mem_id, vg->family[t], vg->first[t], vg->last[t], x->size};
+        if (shared[t / 8] & (1u << (t % 8))) MP_VEC_PUSH(m, nm, cap, one);
+        else family_events(&one, 1, e);
+    }
+    sort_members(m, nm);
+    for (size_t i = 0; i < nm;) {
+        size_t j = i;
+        while (j < nm && m[j].family == m[i].family) j++;
+        family_events(m + i, j - i, e);
+        i = j;
+    }
+    mp_xfree(m);
+}
+
+/* The bound of each buffer of graph gi: its events swept, with the
+ * sub-graphs' bounds at the nodes that run them.  A buffer's events sum
+ * the same in any order, so the families may come in any. */
 static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     const mp_graphdef *g = &c->prog->graphs[gi];
-    const vgraph *vg = &c->vg[gi];
     const mp_graph_plan *gp = c->block_of[gi] >= 0 ? &c->plan->graphs[c->block_of[gi]] : NULL;
     uint32_t nb = gp ? gp->n_buffers : 0;
     int32_t *cf = mp_xmalloc((g->n_nodes + 1) * sizeof *cf);
@@ -234,40 +303,27 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     out->n = nb;
     out->v = mp_xcalloc(nb + 1, sizeof *out->v);
     out->at = mp_xcalloc(nb + 1, sizeof *out->at);
-    size_t na = gp ? gp->n_allocs : 0, nm = 0;
-    member *m = mp_xmalloc((na + 1) * sizeof *m);
-    for (size_t a = 0; a < na; a++) {
-        const mp_alloc *x = &gp->allocs[a];
-        if (!c->usable[gi][a] || vg->first[x->tensor] < 0 || !x->size) continue;
-        m[nm++] = (member){x->mem_id, vg->family[x->tensor], vg->first[x->tensor],
-                           vg->last[x->tensor], x->size};
-    }
-    sort_members(m, nm);
+    uint32_t *first = NULL, *idx = gp ? allocs_by_buffer(c, gi, nb, &first) : NULL;
+    uint8_t *shared = gp ? shared_families(g, &c->vg[gi]) : NULL;
     uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);
     evs e = {.n_t = (size_t)g->n_nodes + 2};
     uint64_t *delta = NULL;
-    size_t i = 0;
     for (uint32_t b = 1; b < nb; b++) {
         e.n = 0;
-        while (i < nm && m[i].buffer < b) i++;
-        size_t in_b = 0;
-        while (i + in_b < nm && m[i + in_b].buffer == b) in_b++;
+        size_t in_b = first ? first[b + 1] - first[b] : 0;
         bool dense = 4 * in_b >= g->n_nodes; /* members on most nodes */
         if (dense && !delta) delta = mp_xcalloc((size_t)g->n_nodes + 2, sizeof *delta);
         e.delta = dense ? delta : NULL;
-        while (i < nm && m[i].buffer == b) {
-            size_t j = i;
-            while (j < nm && m[j].buffer == b && m[j].family == m[i].family) j++;
-            family_events(m + i, j - i, &e);
-            i = j;
-        }
+        if (in_b) buffer_events(c, gi, idx + first[b], in_b, shared, &e);
         sub_bounds(g, cf, ncf, sub, b, extra);
         out->v[b] = sweep(&e, cf, extra, ncf, &out->at[b]);
     }
     mp_xfree(e.v);
     mp_xfree(delta);
     mp_xfree(extra);
-    mp_xfree(m);
+    mp_xfree(shared);
+    mp_xfree(idx);
+    mp_xfree(first);
     mp_xfree(cf);
 }
 
