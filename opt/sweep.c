@@ -303,14 +303,16 @@ static bool rank_sizes(const jobs *J, size_ranks *r) {
     return true;
 }
 
-/* Job j's events as packed_event_order packs them (its allocation first,
- * none when held); returns how many. */
+/* How packed_event_order packs an event: the size ranks, the earliest
+ * time, and the widths of the rank and the event fields. */
 typedef struct packing {
     const size_ranks *r;
     int64_t first;
     int wr, we;
 } packing;
 
+/* Job j's events as words (its allocation first, none when held); returns
+ * how many. */
 static int job_words(const jobs *J, const packing *p, uint32_t j, uint64_t w[2]) {
     uint64_t rank = p->r->rank[rank_slot(p->r, job_size(J, j))];
     int k = 0;
