@@ -108,7 +108,7 @@ static int prepare(octx *c, uint32_t gi) {
         int32_t t = G->specs[i];
         G->planned[t] = 1;
         G->asize[t] = mp_ref_align_exact(g->tensors[t].size, c->o->alignment);
-        G->bidx[t] = mp_table_index(&c->table, c->o, &g->tensors[t]);
+        G->bidx[t] = (uint32_t)mp_table_index(&c->table, c->o, &g->tensors[t]);
     }
     int rc = check_inplace(c, gi); /* pools per device: the table gives each device its own */
     for (uint32_t i = 0; rc == MP_OK && i < G->n_specs; i++) {

@@ -17,7 +17,8 @@ typedef struct ograph {
     uint8_t *planned;
     int32_t *family;  /* per tensor: its in-place family's root */
     uint64_t *asize;  /* per tensor: aligned size */
-    int64_t *bidx;    /* per tensor: global buffer index */
+    uint32_t *bidx;   /* per tensor: global buffer index (every count of buffers
+                       * is a uint32_t; 4 bytes, not 8: 40 MB at 10^7) */
     uint64_t *loff;   /* per tensor: offset relative to the graph's base */
     uint64_t *local;  /* per buffer: bytes the graph needs from its base */
     uint64_t *base;   /* per buffer: where the graph's region starts */
