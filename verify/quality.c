@@ -229,30 +229,30 @@ static uint8_t *shared_families(const mp_graphdef *g, const vgraph *vg) {
 }
 
 /* The allocations that count for the bound (usable, sized, of a used
- * tensor) in buffers 1 .. nb - 1, grouped by buffer in allocation order:
- * buffer b's are idx[first[b] .. first[b + 1]).  4 bytes an allocation:
- * a list of members sorted by buffer, family and start was 64 bytes an
- * allocation with the sort's, 0.5 GB at the verifier's peak at 10^7. */
-static uint32_t *allocs_by_buffer(const vctx *c, int32_t gi, uint32_t nb, uint32_t **first_out) {
+ * tensor) in buffers 1 .. nb - 1, grouped by buffer in allocation order
+ * (*idx_out); returns first[], where buffer b's are idx[first[b] ..
+ * first[b + 1]).  4 bytes an allocation: a list of members sorted by
+ * buffer, family and start was 64 bytes an allocation with the sort's,
+ * 0.5 GB at the verifier's peak at 10^7. */
+static uint32_t *allocs_by_buffer(const vctx *c, int32_t gi, uint32_t nb, uint32_t **idx_out) {
     const mp_graph_plan *gp = &c->plan->graphs[c->block_of[gi]];
     const vgraph *vg = &c->vg[gi];
-    uint32_t *first = mp_xcalloc((size_t)nb + 2, sizeof *first), n = 0;
+    uint32_t *first = mp_xcalloc((size_t)nb + 2, sizeof *first), *idx = NULL, n = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t a = 0; a < gp->n_allocs; a++) {
             const mp_alloc *x = &gp->allocs[a];
             if (!c->usable[gi][a] || vg->first[x->tensor] < 0 || !x->size || !x->mem_id || x->mem_id >= nb) continue;
-            if (pass) (*first_out)[first[x->mem_id]++] = a; /* first[b]: where b's next goes */
+            if (pass) idx[first[x->mem_id]++] = a; /* first[b]: where b's next goes */
             else first[x->mem_id + 1]++, n++;
         }
         if (pass) break;
         for (uint32_t b = 1; b <= nb; b++) first[b] += first[b - 1];
-        *first_out = mp_xmalloc(((size_t)n + 1) * sizeof **first_out);
+        idx = mp_xmalloc(((size_t)n + 1) * sizeof *idx);
     }
-    uint32_t *idx = *first_out;
     memmove(first + 1, first, (size_t)nb * sizeof *first); /* back to where each began */
     first[0] = 0;
-    *first_out = first;
-    return idx;
+    *idx_out = idx;
+    return first;
 }
 
 /* Buffer b's events (its allocations idx[0 .. k)): a family of one member
@@ -303,7 +303,7 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     out->n = nb;
     out->v = mp_xcalloc(nb + 1, sizeof *out->v);
     out->at = mp_xcalloc(nb + 1, sizeof *out->at);
-    uint32_t *first = NULL, *idx = gp ? allocs_by_buffer(c, gi, nb, &first) : NULL;
+    uint32_t *idx = NULL, *first = gp ? allocs_by_buffer(c, gi, nb, &idx) : NULL;
     uint8_t *shared = gp ? shared_families(g, &c->vg[gi]) : NULL;
     uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);
     evs e = {.n_t = (size_t)g->n_nodes + 2};
