@@ -119,7 +119,7 @@ uint64_t *mp_sort_words(uint64_t *a, uint64_t *b, uint32_t n, int lo, int bits);
  * mp_placed_sort_applies says so. */
 typedef struct mp_placed_sort {
     uint64_t *words; /* the block: the caller frees (or reallocs) it */
-    uint32_t n, *at;
+    uint32_t *at;    /* counts, then where each digit's next word goes; the digits' starts after them */
     int lo, bits, shift;
 } mp_placed_sort;
 bool mp_placed_sort_applies(uint32_t n, int bits);

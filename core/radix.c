@@ -58,6 +58,26 @@ static inline void *lsd_passes(void *a, void *b, uint32_t n, size_t size, int lo
     return a;
 }
 
+/* Whether an array is sorted by its top digit first, then bucket by
+ * bucket (bucketed_sort, mp_placed_sort). */
+static bool by_top_digit(uint32_t n, int bits) { return n >= BUCKETED_MIN && bits > RADIX_BITS; }
+
+/* Histograms for a bucket's passes over its `below` bits (below >= 1):
+ * 8-bit digits, or 11-bit ones for a bucket too big for the cache; room
+ * for one pass over the top digit too. */
+static uint32_t *bucket_histograms(int below) {
+    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS, wide = (below + RADIX_BITS - 1) / RADIX_BITS;
+    size_t narrow_h = (size_t)passes * BUCKET_DIGITS, wide_h = (size_t)wide * RADIX_DIGITS;
+    return mp_xmalloc(((narrow_h > wide_h ? narrow_h : wide_h) + 1) * sizeof(uint32_t));
+}
+
+/* A bucket of m items sorted on its bits lo .. lo + below - 1 through
+ * spare; returns v or spare, whichever holds it. */
+static inline void *sort_bucket(void *v, void *spare, uint32_t m, size_t size, int lo, int below, uint32_t *h,
+                                key_fn key) {
+    return lsd_passes(v, spare, m, size, lo, below, m > BUCKET_MAX ? RADIX_BITS : BUCKET_BITS, h, key);
+}
+
 /* The top digit first, into b (stable), then each bucket sorted on the
  * bits below it, between a and b.  A stable sort by the top digit followed
  * by stable sorts by the rest within each bucket is the LSD sort's order
@@ -67,10 +87,8 @@ static inline void *lsd_passes(void *a, void *b, uint32_t n, size_t size, int lo
  * and is copied there if it ends in the other. */
 static inline void *bucketed_sort(void *a, void *b, uint32_t n, size_t size, int lo, int bits, key_fn key) {
     int top = lo + bits - RADIX_BITS, below = bits - RADIX_BITS;
-    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS, wide = (below + RADIX_BITS - 1) / RADIX_BITS;
-    uint32_t *first = mp_xmalloc((RADIX_DIGITS + 1) * sizeof *first);
-    size_t narrow_h = (size_t)passes * BUCKET_DIGITS, wide_h = (size_t)wide * RADIX_DIGITS; /* wide_h >= the top pass's */
-    uint32_t *h = mp_xmalloc(((narrow_h > wide_h ? narrow_h : wide_h) + 1) * sizeof *h);
+    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS; /* a bucket's, when it fits the cache */
+    uint32_t *first = mp_xmalloc((RADIX_DIGITS + 1) * sizeof *first), *h = bucket_histograms(below);
     (void)lsd_passes(a, b, n, size, top, RADIX_BITS, RADIX_BITS, h, key); /* a -> b */
     /* after the pass h[d] is the end of bucket d, so its start is h[d - 1] */
     first[0] = 0;
@@ -79,9 +97,7 @@ static inline void *bucketed_sort(void *a, void *b, uint32_t n, size_t size, int
     for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
         uint32_t m = first[d + 1] - first[d];
         size_t from = (size_t)first[d] * size;
-        bool big = m > BUCKET_MAX;
-        char *got = lsd_passes((char *)b + from, (char *)a + from, m, size, lo, below, big ? RADIX_BITS : BUCKET_BITS,
-                               h, key);
+        char *got = sort_bucket((char *)b + from, (char *)a + from, m, size, lo, below, h, key);
         if (got != into + from) memcpy(into + from, got, (size_t)m * size);
     }
     mp_xfree(h);
@@ -92,7 +108,7 @@ static inline void *bucketed_sort(void *a, void *b, uint32_t n, size_t size, int
 /* The sort itself, for items of `size` bytes whose key key(item) has its
  * digits from bit lo on (bits of them). */
 static inline void *radix_sort(void *a, void *b, uint32_t n, size_t size, int lo, int bits, key_fn key) {
-    if (n >= BUCKETED_MIN && bits > RADIX_BITS) return bucketed_sort(a, b, n, size, lo, bits, key);
+    if (by_top_digit(n, bits)) return bucketed_sort(a, b, n, size, lo, bits, key);
     int passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
     uint32_t *at = mp_xmalloc(((size_t)passes * RADIX_DIGITS + 1) * sizeof *at);
     void *sorted = lsd_passes(a, b, n, size, lo, bits, RADIX_BITS, at, key);
@@ -113,11 +129,11 @@ uint64_t *mp_sort_words(uint64_t *a, uint64_t *b, uint32_t n, int lo, int bits) 
 
 /* ------------------------------------------------ words written in place */
 
-bool mp_placed_sort_applies(uint32_t n, int bits) { return n >= BUCKETED_MIN && bits > RADIX_BITS; }
+bool mp_placed_sort_applies(uint32_t n, int bits) { return by_top_digit(n, bits); }
 
 void mp_placed_sort_begin(mp_placed_sort *s, uint32_t n, int lo, int bits) {
     s->words = mp_xmalloc(((size_t)n + 1) * sizeof *s->words);
-    s->n = n, s->lo = lo, s->bits = bits;
+    s->lo = lo, s->bits = bits;
     s->shift = lo + bits - RADIX_BITS;
     s->at = mp_xcalloc(2 * RADIX_DIGITS + 1, sizeof *s->at);
 }
@@ -141,15 +157,12 @@ uint64_t *mp_placed_sort_finish(mp_placed_sort *s) {
     for (uint32_t d = 0; d < RADIX_DIGITS; d++)
         if (first[d + 1] - first[d] > largest) largest = first[d + 1] - first[d];
     int below = s->bits - RADIX_BITS;
-    int passes = (below + BUCKET_BITS - 1) / BUCKET_BITS, wide = (below + RADIX_BITS - 1) / RADIX_BITS;
-    size_t narrow_h = (size_t)passes * BUCKET_DIGITS, wide_h = (size_t)wide * RADIX_DIGITS;
-    uint32_t *h = mp_xmalloc(((narrow_h > wide_h ? narrow_h : wide_h) + 1) * sizeof *h);
+    uint32_t *h = bucket_histograms(below);
     uint64_t *scratch = mp_xmalloc(((size_t)largest + 1) * sizeof *scratch);
     for (uint32_t d = 0; d < RADIX_DIGITS; d++) {
         uint32_t m = first[d + 1] - first[d];
         uint64_t *bucket = s->words + first[d];
-        uint64_t *got = lsd_passes(bucket, scratch, m, sizeof *bucket, s->lo, below,
-                                   m > BUCKET_MAX ? RADIX_BITS : BUCKET_BITS, h, word_key);
+        uint64_t *got = sort_bucket(bucket, scratch, m, sizeof *bucket, s->lo, below, h, word_key);
         if (got != bucket) memcpy(bucket, got, (size_t)m * sizeof *bucket);
     }
     mp_xfree(scratch);
