@@ -17,7 +17,7 @@
  * last use.  It conflicts with a parent allocation (other than the one it
  * aliases, and than cond results' own slots, which nothing writes) and
  * with the sub-graph memory of a later control-flow node. */
-#include "verify.h"
+#include "overlap.h"
 
 #include <stdio.h>
 
@@ -44,18 +44,7 @@ typedef struct extra {
     int32_t aliased;
 } extra;
 
-/* 40 bytes: an allocation's item has nothing more, and a graph of 10^7
- * allocations holds that many at once (56 bytes each, as they were, made
- * 0.44 GB at the verifier's peak).  The few footprints and escapes keep
- * the rest in a list of extras beside the items. */
-typedef struct item {
-    uint64_t buffer, lo, hi;
-    int32_t start, end;
-    int32_t family; /* in-place family (>= 0); below 0 a footprint's or an
-                     * escape's mark (special_mark): its kind and its extra */
-    int32_t alloc;  /* alloc index; a footprint's node; an escape's alloc in its
-                     * branch, in this graph (operand), or -1 */
-} item;
+typedef v_item item;
 
 /* The items of one graph and the extras of its footprints and escapes. */
 typedef struct items {
@@ -137,14 +126,7 @@ static int cmp_start(const void *a, const void *b) {
     return (x->alloc > y->alloc) - (x->alloc < y->alloc);
 }
 
-/* An item's end, in the order items retire: by buffer, then end, then
- * index.  The buffer is not kept: the items and their ends are sorted by
- * buffer first alike, so a buffer's ends sit at the same positions as its
- * items (8 bytes an item, not 16: 63 MB at 10^7 allocations). */
-typedef struct ending {
-    int32_t end;
-    uint32_t idx;
-} ending;
+typedef v_ending ending;
 
 /* The same with the buffer, for the comparison sort (wide keys). */
 typedef struct ending_key {
@@ -508,26 +490,15 @@ static void report_escape(vctx *c, int32_t gi, const extra *ex, const item *e, c
                    who, is_footprint(o) ? "" : " overlaps them");
 }
 
-static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
-    items L = {0};
-    if (!collect_in_order(c, gi, &L.v, &L.n)) {
-        collect_items(c, gi, fp, &L);
-        if (!sort_by_start(L.v, L.n)) qsort(L.v, L.n, sizeof *L.v, cmp_start);
-    }
-    const item *it = L.v;
-    uint32_t n = L.n;
-    ending *by_end = items_by_end(it, n);
-    uint32_t *hits = mp_xmalloc(MAX_HITS * sizeof *hits);
-    v_itree *tree = NULL;
-    uint32_t e = 0, run_end = 0; /* the current buffer's items and ends end at run_end */
-    for (uint32_t i = 0; i < n; i++) {
+/* The tree's sweep of one buffer's items it[b..run_end) (and their ends
+ * at the same positions of by_end): each item checked against the live
+ * ones it touches, then added. */
+static void sweep_run(vctx *c, int32_t gi, const items *L, const ending *by_end, uint32_t b,
+                      uint32_t run_end, uint32_t *hits) {
+    const item *it = L->v;
+    v_itree *tree = mp_v_itree_new();
+    for (uint32_t i = b, e = b; i < run_end; i++) {
         const item *x = &it[i];
-        if (i == run_end) { /* a buffer's first item: its ends start here too */
-            mp_v_itree_free(tree);
-            tree = mp_v_itree_new();
-            e = i;
-            for (run_end = i + 1; run_end < n && it[run_end].buffer == x->buffer;) run_end++;
-        }
         /* retire what ended before this start (all inserted already) */
         while (e < run_end && by_end[e].end < x->start) {
             mp_v_itree_remove(tree, it[by_end[e].idx].lo, by_end[e].idx);
@@ -536,16 +507,31 @@ static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
         uint32_t k = mp_v_itree_query(tree, x->lo, x->hi, hits, MAX_HITS), reported = 0;
         for (uint32_t h = 0; h < k && reported < MAX_REPORT; h++) {
             const item *y = &it[hits[h]];
-            if (!clash(c, gi, L.x, x, y)) continue;
+            if (!clash(c, gi, L->x, x, y)) continue;
             if (is_escape(x) || is_escape(y))
-                report_escape(c, gi, L.x, is_escape(x) ? x : y, is_escape(x) ? y : x);
+                report_escape(c, gi, L->x, is_escape(x) ? x : y, is_escape(x) ? y : x);
             else
-                report_pair(c, gi, L.x, y, x);
+                report_pair(c, gi, L->x, y, x);
             reported++;
         }
         mp_v_itree_insert(tree, x->lo, x->hi, i);
     }
     mp_v_itree_free(tree);
+}
+
+static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
+    items L = {0};
+    if (!collect_in_order(c, gi, &L.v, &L.n)) {
+        collect_items(c, gi, fp, &L);
+        if (!sort_by_start(L.v, L.n)) qsort(L.v, L.n, sizeof *L.v, cmp_start);
+    }
+    ending *by_end = items_by_end(L.v, L.n);
+    uint32_t *hits = mp_xmalloc(MAX_HITS * sizeof *hits);
+    for (uint32_t b = 0, run_end; b < L.n; b = run_end) { /* a run of items per buffer */
+        for (run_end = b + 1; run_end < L.n && L.v[run_end].buffer == L.v[b].buffer;) run_end++;
+        if (!mp_v_sweep_disjoint(L.v + b, run_end - b, by_end + b, b))
+            sweep_run(c, gi, &L, by_end, b, run_end, hits);
+    }
     mp_xfree(hits);
     mp_xfree(by_end);
     mp_xfree(L.v);

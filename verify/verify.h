@@ -32,6 +32,17 @@ void mp_v_itree_remove(v_itree *t, uint64_t lo, uint32_t id);
 uint32_t mp_v_itree_query(const v_itree *t, uint64_t lo, uint64_t hi, uint32_t *ids,
                        uint32_t max);
 
+/* A set of ranks 0 .. n-1 (rankset.c): add, remove, and the nearest
+ * member on either side, in O(log64 n) word operations. */
+#define V_RANKSET_LEVELS 6 /* 64^6 bits: any uint32_t rank */
+typedef struct v_rankset v_rankset;
+v_rankset *mp_v_rankset_new(uint32_t n);
+void mp_v_rankset_free(v_rankset *s);
+void mp_v_rankset_add(v_rankset *s, uint32_t r);
+void mp_v_rankset_remove(v_rankset *s, uint32_t r);
+int64_t mp_v_rankset_below(const v_rankset *s, uint32_t r); /* largest member < r, or -1 */
+int64_t mp_v_rankset_above(const v_rankset *s, uint32_t r); /* smallest member > r, or -1 */
+
 typedef struct vctx {
     const mp_program *prog;
     const mp_plan *plan;

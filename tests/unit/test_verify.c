@@ -1,7 +1,7 @@
 /* test_verify.c - the verifier: for each rule a valid plan, and the same
  * plan broken in exactly that way, which must be rejected naming the rule. */
 #include "helpers.h"
-#include "verify.h" /* the interval tree */
+#include "overlap.h" /* the interval tree, the rank set, the sweep's fast path */
 
 #define HDR "memplan-graph 1\n"
 
@@ -528,4 +528,112 @@ Test(verify, interval_tree_answers_as_a_list_does) {
     tree_round(t, s, N, &seed, 10); /* refilled */
     mp_v_itree_free(t);
     free(s);
+}
+
+/* The nearest member of in[0..n) below r (dir -1) or above it (+1), or -1. */
+static int64_t brute_neighbour(const bool *in, uint32_t n, uint32_t r, int dir) {
+    for (int64_t q = (int64_t)r + dir; q >= 0 && q < (int64_t)n; q += dir)
+        if (in[q]) return q;
+    return -1;
+}
+
+Test(verify, rank_set_finds_neighbours_as_a_list_does) {
+    /* sizes around each level's word boundaries: one to four levels */
+    static const uint32_t sizes[] = {1, 2, 63, 64, 65, 4095, 4096, 4097, 300000};
+    uint64_t seed = 2463534242ull;
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        uint32_t n = sizes[z], span = n < 5000 ? n : 5000; /* members stay sparse in the largest */
+        bool *in = calloc(n, 1);
+        v_rankset *s = mp_v_rankset_new(n);
+        for (uint32_t step = 0; step < 4000; step++) {
+            /* members clustered in [0, span) and at the far end, so queries cross empty levels */
+            uint32_t r = (uint32_t)(tree_rand(&seed) % span);
+            if (step % 3 == 0) r = n - 1 - r;
+            if (tree_rand(&seed) % 100 < (step < 2000 ? 60u : 30u)) in[r] = true, mp_v_rankset_add(s, r);
+            else in[r] = false, mp_v_rankset_remove(s, r);
+            uint32_t q = (uint32_t)(tree_rand(&seed) % n);
+            cr_assert_eq(mp_v_rankset_below(s, q), brute_neighbour(in, n, q, -1), "n %u step %u: below %u", n,
+                         step, q);
+            cr_assert_eq(mp_v_rankset_above(s, q), brute_neighbour(in, n, q, +1), "n %u step %u: above %u", n,
+                         step, q);
+        }
+        mp_v_rankset_free(s);
+        free(in);
+    }
+}
+
+/* by_end for it[0..n): by end, then index, as overlap.c orders them. */
+static int cmp_ending(const void *a, const void *b) {
+    const v_ending *x = a, *y = b;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Whether two items share a byte while both are live in the sweep's sense:
+ * the earlier one (by start order) has not ended before the later starts. */
+static bool brute_meets(const v_item *it, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (it[j].end >= it[i].start && it[j].lo < it[i].hi && it[i].lo < it[j].hi) return true;
+    return false;
+}
+
+/* Items of one buffer in start order, laid out in slots of 64 bytes (each
+ * takes the lowest slot free at its start), so no two live ones meet. */
+static void slotted_items(v_item *it, uint32_t n, uint64_t *seed) {
+    int32_t *slot_end = malloc(n * sizeof *slot_end);
+    uint32_t slots = 0;
+    int32_t t = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        t += (int32_t)(tree_rand(seed) % 3);
+        int32_t end = t + (int32_t)(tree_rand(seed) % 40);
+        uint32_t k = 0;
+        while (k < slots && slot_end[k] >= t) k++;
+        if (k == slots) slots++;
+        slot_end[k] = end;
+        uint64_t lo = 64 * (uint64_t)k + tree_rand(seed) % 8;
+        it[i] = (v_item){0, lo, lo + 1 + tree_rand(seed) % 56, t, end, (int32_t)i, (int32_t)i};
+    }
+    free(slot_end);
+}
+
+Test(verify, disjoint_fast_path_agrees_with_every_pair) {
+    enum { N = 1200 };
+    v_item *it = malloc(N * sizeof *it);
+    v_ending *by_end = malloc(N * sizeof *by_end);
+    uint64_t seed = 1181783497276652981ull;
+    uint32_t said_disjoint = 0, said_not = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        uint32_t n = 256 + (uint32_t)(tree_rand(&seed) % (N - 256));
+        slotted_items(it, n, &seed);
+        int mode = trial % 4;
+        if (mode >= 1) { /* one item moved: it may or may not meet a live one */
+            uint32_t i = (uint32_t)(tree_rand(&seed) % n);
+            uint64_t size = it[i].hi - it[i].lo;
+            it[i].lo = tree_rand(&seed) % (64 * 12), it[i].hi = it[i].lo + size;
+        }
+        for (uint32_t i = 0; mode == 2 && i < n; i++) { /* the same past 2^40, in steps of 2^20 */
+            it[i].lo = (it[i].lo << 20) + (UINT64_C(1) << 40);
+            it[i].hi = (it[i].hi << 20) + (UINT64_C(1) << 40);
+        }
+        for (uint32_t i = 0; i < n; i++) by_end[i] = (v_ending){it[i].end, i};
+        qsort(by_end, n, sizeof *by_end, cmp_ending);
+        bool meets = brute_meets(it, n), fast = mp_v_sweep_disjoint(it, n, by_end, 0);
+        cr_assert_eq(fast, !meets, "trial %d (%u items): fast path says %s, every pair says %s", trial, n,
+                     fast ? "disjoint" : "not", meets ? "two meet" : "none meet");
+        said_disjoint += fast, said_not += !fast;
+        if (mode == 3) { /* offsets too wide for one word with the index: the tree decides */
+            for (uint32_t i = 0; i < n; i++) it[i].lo |= UINT64_C(1) << 62 | 1, it[i].hi |= UINT64_C(1) << 62 | 1;
+            cr_assert(!mp_v_sweep_disjoint(it, n, by_end, 0), "trial %d: 63-bit offsets taken", trial);
+        }
+    }
+    cr_assert(said_disjoint >= 15 && said_not >= 5, "both answers met: %u disjoint, %u not", said_disjoint,
+              said_not);
+    /* a run below the fast path's size goes to the tree, disjoint or not */
+    slotted_items(it, 100, &seed);
+    for (uint32_t i = 0; i < 100; i++) by_end[i] = (v_ending){it[i].end, i};
+    qsort(by_end, 100, sizeof *by_end, cmp_ending);
+    cr_assert(!mp_v_sweep_disjoint(it, 100, by_end, 0), "100 items took the fast path");
+    free(by_end);
+    free(it);
 }
