@@ -103,11 +103,26 @@ typedef struct gen {
     bool methods; /* an entry line: every graph is a method */
 } gen;
 
+/* prefix then n in decimal into name[48], as snprintf's "%s%u" writes it
+ * (a printf call a tensor was a tenth of `memplan gen`); its length. */
+static size_t numbered_name(char *name, const char *prefix, uint32_t n) {
+    char digits[10];
+    size_t k = sizeof digits, len = 0;
+    do {
+        digits[--k] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    for (; *prefix && len < 47; prefix++) name[len++] = *prefix;
+    for (; k < sizeof digits && len < 47; k++) name[len++] = digits[k];
+    name[len] = 0;
+    return len;
+}
+
 static int32_t add_tensor(bgraph *g, const char *prefix, uint64_t size, mp_device dev) {
     btensor t = {0};
     char name[48];
-    snprintf(name, sizeof name, "%s%u", prefix, g->counter++);
-    t.name = mp_arena_strndup(g->arena, name, strlen(name));
+    size_t len = numbered_name(name, prefix, g->counter++);
+    t.name = mp_arena_strndup(g->arena, name, len);
     t.size = size;
     t.dev = dev;
     t.inplace = t.view = -1;
@@ -652,7 +667,9 @@ static const char *btensor_name(const void *ctx, int32_t t, char *buf) {
 /* One graph's text, handed to the sink a piece at a time when there is
  * one; false once the sink or an allocation failed. */
 static bool write_graph(const bgraph *g, const gen *G, mp_buf *b, mp_sink_fn sink, void *ctx) {
-    mp_buf_printf(b, "graph %s\n", g->name);
+    mp_buf_puts(b, "graph ");
+    mp_buf_puts(b, g->name);
+    mp_buf_put(b, "\n", 1);
     for (size_t i = 0; i < g->nt; i++) {
         if (!mp_buf_drain(b, sink, ctx, false)) return false;
         const btensor *t = &g->t[i];
