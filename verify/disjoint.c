@@ -13,7 +13,9 @@
  *
  * The first shared byte ends the fast path (false): the caller sweeps that
  * buffer again with the tree, which finds and reports exactly what it
- * always did.  So reports do not depend on this file, only their speed. */
+ * always did.  So reports do not depend on this file, only their speed.
+ * Members of an in-place family on exactly the same bytes are let share
+ * them (twins); any other shared byte, within a family too, ends it. */
 #include "overlap.h"
 
 /* Runs shorter than this go to the tree, which is as fast there.  (Small,
@@ -64,11 +66,22 @@ static uint32_t *ranks_by_offset(const v_item *it, uint32_t n, uint32_t **at_ran
     return rank;
 }
 
-/* Whether live item x (rank r in s) shares a byte with its neighbours. */
+/* Twins: two allocations of one in-place family on the same bytes (an
+ * in-place op's output where its input was).  They may be live together,
+ * and the sweep reports nothing of them (overlap.c's clash). */
+static bool twins(const v_item *x, const v_item *y) {
+    return x->family >= 0 && x->family == y->family && x->lo == y->lo && x->hi == y->hi;
+}
+
+/* Whether live item x (rank r in s) shares a byte with a neighbour that is
+ * not its twin.  Invariant, with twins counted as one: the live set is a
+ * chain, so below a twin (same offset, same end) the next item is as far
+ * from x as from the twin.  A twin is always below: it has x's offset and
+ * was added before x, so its index, which breaks the tie, is smaller. */
 static bool meets_neighbour(const v_item *it, const uint32_t *who, const v_rankset *s, uint32_t r,
                             const v_item *x) {
     int64_t b = mp_v_rankset_below(s, r), a = mp_v_rankset_above(s, r);
-    return (b >= 0 && it[who[b]].hi > x->lo) || (a >= 0 && it[who[a]].lo < x->hi);
+    return (b >= 0 && it[who[b]].hi > x->lo && !twins(&it[who[b]], x)) || (a >= 0 && it[who[a]].lo < x->hi);
 }
 
 bool mp_v_sweep_disjoint(const v_item *it, uint32_t n, const v_ending *by_end, uint32_t base) {
