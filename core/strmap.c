@@ -1,5 +1,6 @@
-/* strmap.c - string -> int32 hash map with linear probing (FNV-1a, with a
- * final mix so that every bit of the hash depends on every byte).  An
+/* strmap.c - string -> int32 hash map with linear probing (a word-at-a-
+ * time multiply hash, with a final mix so that every bit of the hash
+ * depends on every byte).  An
  * entry is the key's address, its hash and the value, 16 bytes: a probe
  * touches one cache line and compares key bytes only when the hashes
  * agree.  (At 10^7 tensor names, 24-byte entries at half load were 0.8 GB
@@ -11,12 +12,35 @@
  * a key is a NUL-terminated string, never moved while in the map. */
 #include "internal.h"
 
+/* Eight bytes at s as a little-endian word: the same value on every
+ * machine, and one load on most (the compiler merges the bytes). */
+static inline uint64_t le8(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+/* The last r < 8 bytes of s[0..n) as a little-endian word: in one load
+ * ending at s + n when there are eight bytes to read back from. */
+static inline uint64_t le_tail(const char *s, size_t n, size_t r) {
+    if (n >= 8) return r ? le8(s + n - 8) >> (8 * (8 - r)) : 0;
+    uint64_t w = 0;
+    for (size_t i = 0; i < r; i++) w |= (uint64_t)(unsigned char)s[n - r + i] << (8 * i);
+    return w;
+}
+
+/* Eight bytes a step, each word folded in by a multiply, then a final
+ * mix so that every bit of the hash depends on every byte.  (FNV-1a, a
+ * multiply a byte, was 3.5% of a 10^7-tensor verify: names are hashed
+ * where they are declared and where they are read.) */
 uint32_t mp_strmap_hash(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        h = (h ^ le8(s + k)) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
     }
+    h = (h ^ le_tail(s, n, n - k)) * 0x94d049bb133111ebull;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
     return (uint32_t)(h ^ (h >> 32));

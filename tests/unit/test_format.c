@@ -574,29 +574,29 @@ Test(format, a_guessed_name_is_the_whole_name) {
                     w, sizeof w / sizeof w[0]);
 }
 
-/* t184511 and t274414 have the same hash (mp_strmap_hash: 0x00beaa2d).
+/* t170680 and t219640 have the same hash (mp_strmap_hash: 0xafdfbf0d).
  * A guess is checked on the hash first, then on the name: the stream
- * after p guesses t184511 (tensor 1) when t274414 (2) is read, and the
- * recent-tensor slot holds t274414 when t184511 is read.  Taking either
+ * after p guesses t170680 (tensor 1) when t219640 (2) is read, and the
+ * recent-tensor slot holds t219640 when t170680 is read.  Taking either
  * would give the other tensor. */
 Test(format, a_guess_with_the_same_hash_is_not_taken) {
-    cr_assert_eq(mp_strmap_hash("t184511", 7), mp_strmap_hash("t274414", 7));
+    cr_assert_eq(mp_strmap_hash("t170680", 7), mp_strmap_hash("t219640", 7));
     static const operand_want w[] = {{1, 1, 0, 2}, {2, 0, 0, 2}, {2, 1, 0, 1}, {3, 0, 0, 1}};
-    expect_operands(HDR "graph g\ntensor p 4\ntensor t184511 4\ntensor t274414 4\n"
-                        "node placeholder out=p\nnode call in=p out=t274414\n"
-                        "node call in=t274414 out=t184511\nnode output in=t184511\nend\n",
+    expect_operands(HDR "graph g\ntensor p 4\ntensor t170680 4\ntensor t219640 4\n"
+                        "node placeholder out=p\nnode call in=p out=t219640\n"
+                        "node call in=t219640 out=t170680\nnode output in=t170680\nend\n",
                     w, sizeof w / sizeof w[0]);
 }
 
 /* The window (core/graph_lookup.c) hashes the tensors declared after the
- * one found last: reading t274414 after p, it meets t184511 first, with
- * the same hash; taking it would give tensor 2 for 3.  Then t184511 is
- * read while the recent-tensor slot holds t274414. */
+ * one found last: reading t219640 after p, it meets t170680 first, with
+ * the same hash; taking it would give tensor 2 for 3.  Then t170680 is
+ * read while the recent-tensor slot holds t219640. */
 Test(format, a_window_guess_with_the_same_hash_is_not_taken) {
     static const operand_want w[] = {{1, 1, 0, 3}, {1, 1, 1, 1}, {2, 0, 0, 3}, {2, 1, 0, 2}, {3, 0, 0, 2}};
-    expect_operands(HDR "graph g\ntensor p 4\ntensor a 4\ntensor t184511 4\ntensor t274414 4\n"
-                        "node placeholder out=p\nnode call in=p out=t274414,a\n"
-                        "node call in=t274414 out=t184511\nnode output in=t184511\nend\n",
+    expect_operands(HDR "graph g\ntensor p 4\ntensor a 4\ntensor t170680 4\ntensor t219640 4\n"
+                        "node placeholder out=p\nnode call in=p out=t219640,a\n"
+                        "node call in=t219640 out=t170680\nnode output in=t170680\nend\n",
                     w, sizeof w / sizeof w[0]);
 }
 
