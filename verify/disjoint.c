@@ -44,26 +44,31 @@ static uint64_t *sorted_offsets(const v_item *it, uint32_t n, int shift, int wi,
 #undef OFFSET_WORD
 }
 
-/* Each item's rank by (offset, index), and (*at_rank) the item at each
- * rank.  NULL when an offset and an index do not fit one 64-bit word. */
-static uint32_t *ranks_by_offset(const v_item *it, uint32_t n, uint32_t **at_rank) {
+bool mp_v_offset_ranks(const v_item *it, uint32_t n, v_ranks *r) {
+    r->rank = r->who = NULL;
+    if (n < DISJOINT_MIN_ITEMS) return false;
     uint64_t any = 0, top = 0;
     for (uint32_t q = 0; q < n; q++) any |= it[q].lo;
     int shift = any ? __builtin_ctzll(any) : 0;
     for (uint32_t q = 0; q < n; q++) top = it[q].lo >> shift > top ? it[q].lo >> shift : top;
     int wi = mp_bit_width(n - 1), wo = mp_bit_width(top);
-    if (wi + wo > 64) return NULL;
+    if (wi + wo > 64) return false;
     uint64_t *block, *sorted = sorted_offsets(it, n, shift, wi, wo, &block);
     /* who[r] over the block from its start: entry r is written to bytes
      * 4r.., at or before where sorted[r] was read (sorted is the block or
      * lies past its first n words) */
     uint32_t *who = (uint32_t *)(void *)block, index = (uint32_t)((UINT64_C(1) << wi) - 1);
-    for (uint32_t r = 0; r < n; r++) who[r] = (uint32_t)(sorted[r] & index);
-    who = mp_xrealloc(block, ((size_t)n + 1) * sizeof *who);
-    uint32_t *rank = mp_xmalloc(((size_t)n + 1) * sizeof *rank);
-    for (uint32_t r = 0; r < n; r++) rank[who[r]] = r;
-    *at_rank = who;
-    return rank;
+    for (uint32_t k = 0; k < n; k++) who[k] = (uint32_t)(sorted[k] & index);
+    r->who = mp_xrealloc(block, ((size_t)n + 1) * sizeof *who);
+    r->rank = mp_xmalloc(((size_t)n + 1) * sizeof *r->rank);
+    for (uint32_t k = 0; k < n; k++) r->rank[r->who[k]] = k;
+    return true;
+}
+
+void mp_v_ranks_free(v_ranks *r) {
+    mp_xfree(r->rank);
+    mp_xfree(r->who);
+    r->rank = r->who = NULL;
 }
 
 /* Twins: two allocations of one in-place family on the same bytes (an
@@ -84,22 +89,18 @@ static bool meets_neighbour(const v_item *it, const uint32_t *who, const v_ranks
     return (b >= 0 && it[who[b]].hi > x->lo && !twins(&it[who[b]], x)) || (a >= 0 && it[who[a]].lo < x->hi);
 }
 
-bool mp_v_sweep_disjoint(const v_item *it, uint32_t n, const v_ending *by_end, uint32_t base) {
-    if (n < DISJOINT_MIN_ITEMS) return false;
-    uint32_t *who, *rank = ranks_by_offset(it, n, &who);
-    if (!rank) return false;
+bool mp_v_sweep_disjoint(const v_item *it, uint32_t n, const v_ending *by_end, uint32_t base,
+                         const v_ranks *r) {
     v_rankset *s = mp_v_rankset_new(n);
     bool disjoint = true;
     /* the same retiring as the tree's sweep (overlap.c): an end before this
      * start leaves first; a removal of an item not yet added is a no-op in
      * both, and that item then stays to the end of the run in both */
     for (uint32_t i = 0, e = 0; i < n && disjoint; i++) {
-        while (e < n && by_end[e].end < it[i].start) mp_v_rankset_remove(s, rank[by_end[e++].idx - base]);
-        disjoint = it[i].lo <= it[i].hi && !meets_neighbour(it, who, s, rank[i], &it[i]);
-        mp_v_rankset_add(s, rank[i]);
+        while (e < n && by_end[e].end < it[i].start) mp_v_rankset_remove(s, r->rank[by_end[e++].idx - base]);
+        disjoint = it[i].lo <= it[i].hi && !meets_neighbour(it, r->who, s, r->rank[i], &it[i]);
+        mp_v_rankset_add(s, r->rank[i]);
     }
     mp_v_rankset_free(s);
-    mp_xfree(rank);
-    mp_xfree(who);
     return disjoint;
 }

@@ -519,6 +519,18 @@ static void sweep_run(vctx *c, int32_t gi, const items *L, const ending *by_end,
     mp_v_itree_free(tree);
 }
 
+/* Buffer run it[b..end) checked: by the fast path when it takes the run,
+ * else (or when two items meet) by the tree. */
+static void check_run(vctx *c, int32_t gi, const items *L, const ending *by_end, uint32_t b,
+                      uint32_t end, uint32_t *hits) {
+    v_ranks r; /* ranked after the ends are listed: their count sort and this
+                * one's are not held at once (at 10^7 the verifier's peak) */
+    bool clean = mp_v_offset_ranks(L->v + b, end - b, &r) &&
+                 mp_v_sweep_disjoint(L->v + b, end - b, by_end + b, b, &r);
+    mp_v_ranks_free(&r);
+    if (!clean) sweep_run(c, gi, L, by_end, b, end, hits);
+}
+
 static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
     items L = {0};
     if (!collect_in_order(c, gi, &L.v, &L.n)) {
@@ -527,10 +539,9 @@ static void sweep_graph(vctx *c, int32_t gi, const fprint *fp) {
     }
     ending *by_end = items_by_end(L.v, L.n);
     uint32_t *hits = mp_xmalloc(MAX_HITS * sizeof *hits);
-    for (uint32_t b = 0, run_end; b < L.n; b = run_end) { /* a run of items per buffer */
-        for (run_end = b + 1; run_end < L.n && L.v[run_end].buffer == L.v[b].buffer;) run_end++;
-        if (!mp_v_sweep_disjoint(L.v + b, run_end - b, by_end + b, b))
-            sweep_run(c, gi, &L, by_end, b, run_end, hits);
+    for (uint32_t b = 0, end; b < L.n; b = end) { /* a run of items per buffer */
+        for (end = b + 1; end < L.n && L.v[end].buffer == L.v[b].buffer;) end++;
+        check_run(c, gi, &L, by_end, b, end, hits);
     }
     mp_xfree(hits);
     mp_xfree(by_end);

@@ -27,11 +27,23 @@ typedef struct v_ending {
     uint32_t idx;
 } v_ending;
 
-/* True when the sweep of one buffer's items it[0..n) (in start order; their
- * ends by_end[0..n), whose idx count from `base`) would meet no two live
- * items sharing a byte, so it has nothing to report.  False when they may,
- * or when the run is too small or its offsets too wide for the fast path:
- * then the caller sweeps with the interval tree. */
-bool mp_v_sweep_disjoint(const v_item *it, uint32_t n, const v_ending *by_end, uint32_t base);
+/* One buffer's items ranked by (offset, index): rank[q] of item q, and
+ * who[r] the item at rank r. */
+typedef struct v_ranks {
+    uint32_t *rank, *who;
+} v_ranks;
+
+/* The ranks of one buffer's items it[0..n), or false (nothing allocated)
+ * when the run is too small for the fast path or its offsets too wide. */
+bool mp_v_offset_ranks(const v_item *it, uint32_t n, v_ranks *r);
+void mp_v_ranks_free(v_ranks *r);
+
+/* True when the sweep of one buffer's items it[0..n) (in start order,
+ * ranked by r; their ends by_end[0..n), whose idx count from `base`)
+ * would meet no two live items sharing a byte other than twins, so it has
+ * nothing to report.  False when they may: then the caller sweeps with
+ * the interval tree. */
+bool mp_v_sweep_disjoint(const v_item *it, uint32_t n, const v_ending *by_end, uint32_t base,
+                         const v_ranks *r);
 
 #endif
