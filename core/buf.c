@@ -71,14 +71,20 @@ void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
     b->len += (size_t)n;
 }
 
-void mp_buf_u64(mp_buf *b, uint64_t v) {
-    char tmp[24];
+size_t mp_u64_decimal(uint64_t v, char out[MP_U64_DIGITS]) {
+    char tmp[MP_U64_DIGITS];
     size_t i = sizeof tmp;
     do {
         tmp[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    mp_buf_put(b, tmp + i, sizeof tmp - i);
+    memcpy(out, tmp + i, sizeof tmp - i);
+    return sizeof tmp - i;
+}
+
+void mp_buf_u64(mp_buf *b, uint64_t v) {
+    char digits[MP_U64_DIGITS];
+    mp_buf_put(b, digits, mp_u64_decimal(v, digits));
 }
 
 /* v in decimal as printf's %lld writes it; the plan writer's lines had two

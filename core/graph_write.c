@@ -16,6 +16,18 @@ static void put_pair(mp_buf *b, const char *key, const char *value) {
     mp_buf_puts(b, value);
 }
 
+/* " key=N" */
+static void put_number(mp_buf *b, const char *key, uint64_t n) {
+    put_key(b, key);
+    mp_buf_u64(b, n);
+}
+
+void mp_graph_put_begin(mp_buf *b, const char *name) {
+    mp_buf_puts(b, "graph ");
+    mp_buf_puts(b, name);
+    mp_buf_put(b, "\n", 1);
+}
+
 static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n,
                      mp_name_fn name, const void *ctx) {
     if (!n) return;
@@ -42,14 +54,8 @@ void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device d
     if (flags & MP_T_MUTABLE) mp_buf_puts(b, " mutable");
     if (flags & MP_T_DYNAMIC) mp_buf_puts(b, " dynamic");
     if (flags & MP_T_SHARED) mp_buf_puts(b, " shared");
-    if (mem_id) {
-        put_key(b, "mem_id");
-        mp_buf_u64(b, mem_id);
-    }
-    if (flags & MP_T_PINNED) {
-        mp_buf_puts(b, " at=");
-        mp_buf_u64(b, at);
-    }
+    if (mem_id) put_number(b, "mem_id", mem_id);
+    if (flags & MP_T_PINNED) put_number(b, "at", at);
     if (inplace) put_pair(b, "inplace", inplace);
     if (view) put_pair(b, "view", view);
     mp_buf_put(b, "\n", 1);
@@ -81,14 +87,8 @@ void mp_graph_put_node(mp_buf *b, const mp_node_line *nl, mp_name_fn name, const
         if (nl->sub[s] && mp_node_sub_key(nl->kind, s))
             put_pair(b, mp_node_sub_key(nl->kind, s), nl->sub[s]);
     if (nl->backend) put_pair(b, "backend", nl->backend);
-    if (nl->scratch) {
-        mp_buf_puts(b, " scratch=");
-        mp_buf_u64(b, nl->scratch);
-    }
-    if (nl->span > 1) {
-        put_key(b, "span");
-        mp_buf_u64(b, nl->span);
-    }
+    if (nl->scratch) put_number(b, "scratch", nl->scratch);
+    if (nl->span > 1) put_number(b, "span", nl->span);
     mp_buf_put(b, "\n", 1);
 }
 
@@ -125,9 +125,7 @@ void mp_graph_write(const mp_program *prog, mp_buf *b) {
     }
     for (uint32_t gi = 0; gi < prog->n_graphs; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
-        mp_buf_puts(b, "graph ");
-        mp_buf_puts(b, g->name);
-        mp_buf_put(b, "\n", 1);
+        mp_graph_put_begin(b, g->name);
         for (uint32_t t = 0; t < g->n_tensors; t++)
             if (!(g->tensors[t].flags & MP_T_SCRATCH)) put_tensor(b, g, &g->tensors[t]);
         for (uint32_t i = 0; i < g->n_nodes; i++)

@@ -106,14 +106,10 @@ typedef struct gen {
 /* prefix then n in decimal into name[48], as snprintf's "%s%u" writes it
  * (a printf call a tensor was a tenth of `memplan gen`); its length. */
 static size_t numbered_name(char *name, const char *prefix, uint32_t n) {
-    char digits[10];
-    size_t k = sizeof digits, len = 0;
-    do {
-        digits[--k] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
+    char digits[MP_U64_DIGITS];
+    size_t k = 0, m = mp_u64_decimal(n, digits), len = 0;
     for (; *prefix && len < 47; prefix++) name[len++] = *prefix;
-    for (; k < sizeof digits && len < 47; k++) name[len++] = digits[k];
+    for (; k < m && len < 47; k++) name[len++] = digits[k];
     name[len] = 0;
     return len;
 }
@@ -667,9 +663,7 @@ static const char *btensor_name(const void *ctx, int32_t t, char *buf) {
 /* One graph's text, handed to the sink a piece at a time when there is
  * one; false once the sink or an allocation failed. */
 static bool write_graph(const bgraph *g, const gen *G, mp_buf *b, mp_sink_fn sink, void *ctx) {
-    mp_buf_puts(b, "graph ");
-    mp_buf_puts(b, g->name);
-    mp_buf_put(b, "\n", 1);
+    mp_graph_put_begin(b, g->name);
     for (size_t i = 0; i < g->nt; i++) {
         if (!mp_buf_drain(b, sink, ctx, false)) return false;
         const btensor *t = &g->t[i];
