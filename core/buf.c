@@ -71,20 +71,19 @@ void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
     b->len += (size_t)n;
 }
 
-size_t mp_u64_decimal(uint64_t v, char out[MP_U64_DIGITS]) {
-    char tmp[MP_U64_DIGITS];
-    size_t i = sizeof tmp;
+const char *mp_u64_decimal(uint64_t v, char buf[MP_U64_DIGITS]) {
+    char *s = buf + MP_U64_DIGITS;
     do {
-        tmp[--i] = (char)('0' + v % 10);
+        *--s = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    memcpy(out, tmp + i, sizeof tmp - i);
-    return sizeof tmp - i;
+    return s;
 }
 
 void mp_buf_u64(mp_buf *b, uint64_t v) {
-    char digits[MP_U64_DIGITS];
-    mp_buf_put(b, digits, mp_u64_decimal(v, digits));
+    char buf[MP_U64_DIGITS];
+    const char *s = mp_u64_decimal(v, buf);
+    mp_buf_put(b, s, (size_t)(buf + MP_U64_DIGITS - s));
 }
 
 /* v in decimal as printf's %lld writes it; the plan writer's lines had two

@@ -171,9 +171,10 @@ static inline void mp_sort_by_pairs(void *v, size_t size, mp_pair *pairs, uint32
  * but never written costs address space only, not memory. */
 bool mp_buf_reserve(mp_buf *b, size_t extra);
 void mp_buf_i64(mp_buf *b, int64_t v); /* decimal, as %lld */
-/* v in decimal at out (no NUL), as %llu writes it; its length. */
+/* v in decimal, as %llu writes it, at the end of buf (no NUL): its first
+ * digit; the digits run to buf + MP_U64_DIGITS. */
 #define MP_U64_DIGITS 20
-size_t mp_u64_decimal(uint64_t v, char out[MP_U64_DIGITS]);
+const char *mp_u64_decimal(uint64_t v, char buf[MP_U64_DIGITS]);
 void mp_buf_put_printable(mp_buf *b, const char *s);
 /* s as a JSON string literal (core/buf.c). */
 void mp_buf_put_json_string(mp_buf *b, const char *s);

@@ -106,10 +106,11 @@ typedef struct gen {
 /* prefix then n in decimal into name[48], as snprintf's "%s%u" writes it
  * (a printf call a tensor was a tenth of `memplan gen`); its length. */
 static size_t numbered_name(char *name, const char *prefix, uint32_t n) {
-    char digits[MP_U64_DIGITS];
-    size_t k = 0, m = mp_u64_decimal(n, digits), len = 0;
+    char buf[MP_U64_DIGITS];
+    const char *d = mp_u64_decimal(n, buf);
+    size_t len = 0;
     for (; *prefix && len < 47; prefix++) name[len++] = *prefix;
-    for (; k < m && len < 47; k++) name[len++] = digits[k];
+    for (; d < buf + MP_U64_DIGITS && len < 47; d++) name[len++] = *d;
     name[len] = 0;
     return len;
 }
