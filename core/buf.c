@@ -71,26 +71,67 @@ void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
     b->len += (size_t)n;
 }
 
+/* "00" "01" ... "99": two digits a division */
+static const char DIGIT_PAIRS[] = "00010203040506070809101112131415161718192021222324"
+                                  "25262728293031323334353637383940414243444546474849"
+                                  "50515253545556575859606162636465666768697071727374"
+                                  "75767778798081828384858687888990919293949596979899";
+
+/* The number of decimal digits of v (1 to MP_U64_DIGITS). */
+static size_t decimal_digits(uint64_t v) {
+    static const uint64_t pow10[MP_U64_DIGITS] = {
+        1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+        10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+        1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+        10000000000000000000u};
+    size_t n = 1;
+    while (n < MP_U64_DIGITS && v >= pow10[n]) n++;
+    return n;
+}
+
+/* v's digits written backward from end, two a division. */
+static void digits_before(char *end, uint64_t v) {
+    for (; v >= 100; v /= 100) {
+        end -= 2;
+        memcpy(end, DIGIT_PAIRS + 2 * (v % 100), 2);
+    }
+    if (v >= 10) memcpy(end - 2, DIGIT_PAIRS + 2 * v, 2);
+    else end[-1] = (char)('0' + v);
+}
+
 const char *mp_u64_decimal(uint64_t v, char buf[MP_U64_DIGITS]) {
-    char *s = buf + MP_U64_DIGITS;
-    do {
-        *--s = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return s;
+    digits_before(buf + MP_U64_DIGITS, v);
+    return buf + MP_U64_DIGITS - decimal_digits(v);
+}
+
+char *mp_put_u64(char *p, uint64_t v) {
+    char *end = p + decimal_digits(v);
+    digits_before(end, v);
+    return end;
+}
+
+char *mp_buf_room(mp_buf *b, size_t n) { return mp_buf_reserve(b, n) ? b->data + b->len : NULL; }
+
+/* end lies in the room mp_buf_room gave (the NUL still fits after it) */
+void mp_buf_done(mp_buf *b, char *end) {
+    b->len = (size_t)(end - b->data);
+    b->data[b->len] = 0;
+}
+
+/* v as printf's %lld writes it */
+char *mp_put_i64(char *p, int64_t v) {
+    if (v < 0) *p++ = '-';
+    return mp_put_u64(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
 void mp_buf_u64(mp_buf *b, uint64_t v) {
-    char buf[MP_U64_DIGITS];
-    const char *s = mp_u64_decimal(v, buf);
-    mp_buf_put(b, s, (size_t)(buf + MP_U64_DIGITS - s));
+    char *p = mp_buf_room(b, MP_U64_DIGITS);
+    if (p) mp_buf_done(b, mp_put_u64(p, v));
 }
 
-/* v in decimal as printf's %lld writes it; the plan writer's lines had two
- * printf calls each, 6% of a 10^7-tensor plan's time. */
 void mp_buf_i64(mp_buf *b, int64_t v) {
-    if (v < 0) mp_buf_put(b, "-", 1);
-    mp_buf_u64(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    char *p = mp_buf_room(b, MP_U64_DIGITS + 1);
+    if (p) mp_buf_done(b, mp_put_i64(p, v));
 }
 
 /* For text bound to a terminal: a string from a file or a database must

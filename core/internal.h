@@ -164,7 +164,6 @@ static inline void mp_sort_by_pairs(void *v, size_t size, mp_pair *pairs, uint32
 
 /* --- the graph writer's pieces (graph/write.c), shared by every writer of
  * .mpg text (the generator, the fuzz decoder) */
-/* s with control characters as \xNN and a backslash doubled (core/buf.c). */
 /* Room for `extra` more bytes in one step (false: the buffer failed).  A
  * writer that knows about how much it will write reserves it up front: a
  * large text grown by doubling is copied each time, and what is reserved
@@ -175,6 +174,21 @@ void mp_buf_i64(mp_buf *b, int64_t v); /* decimal, as %lld */
  * digit; the digits run to buf + MP_U64_DIGITS. */
 #define MP_U64_DIGITS 20
 const char *mp_u64_decimal(uint64_t v, char buf[MP_U64_DIGITS]);
+/* A line written in place, for writers of millions of lines (a call per
+ * field, each checking for room and ending the text, was most of the
+ * plan writer's time): mp_buf_room gives n bytes of room at the end of b
+ * (NULL when the buffer failed), the mp_put_* write there and return
+ * where they stopped, and mp_buf_done takes what was written up to end.
+ * A number takes at most MP_U64_DIGITS bytes, a signed one one more. */
+char *mp_buf_room(mp_buf *b, size_t n);
+void mp_buf_done(mp_buf *b, char *end);
+static inline char *mp_put_text(char *p, const char *s, size_t n) {
+    memcpy(p, s, n); /* inline: most are a few bytes the compiler knows */
+    return p + n;
+}
+char *mp_put_u64(char *p, uint64_t v);
+char *mp_put_i64(char *p, int64_t v);
+/* s with control characters as \xNN and a backslash doubled. */
 void mp_buf_put_printable(mp_buf *b, const char *s);
 /* s as a JSON string literal (core/buf.c). */
 void mp_buf_put_json_string(mp_buf *b, const char *s);

@@ -739,3 +739,42 @@ Test(format, integers_are_written_as_printf_writes_them) {
         mp_buf_free(&b);
     }
 }
+
+/* The unsigned writers at every digit count: each power of ten, one
+ * below and one above it, UINT64_MAX and random values, as %llu writes
+ * them; mp_put_u64 stops where it says and writes nothing past it, and
+ * mp_u64_decimal's digits end at the end of its buffer. */
+static void check_u64(uint64_t v) {
+    char want[32], room[MP_U64_DIGITS + 8], dec[MP_U64_DIGITS];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    memset(room, '#', sizeof room);
+    char *end = mp_put_u64(room + 1, v);
+    cr_assert_eq((size_t)(end - room - 1), strlen(want), "%s", want);
+    cr_assert(memcmp(room + 1, want, strlen(want)) == 0, "%s", want);
+    cr_assert(room[0] == '#' && *end == '#', "%s: wrote outside its digits", want);
+    const char *s = mp_u64_decimal(v, dec);
+    cr_assert_eq((size_t)(dec + MP_U64_DIGITS - s), strlen(want), "%s", want);
+    cr_assert(memcmp(s, want, strlen(want)) == 0, "%s", want);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_u64(&b, v);
+    cr_assert_str_eq(b.data, want);
+    mp_buf_free(&b);
+}
+
+Test(format, unsigned_integers_are_written_as_printf_writes_them) {
+    uint64_t p = 1;
+    for (int k = 0; k < MP_U64_DIGITS; k++, p *= 10) {
+        check_u64(p);
+        check_u64(p - 1);
+        check_u64(p + 1);
+        check_u64(p * 5 + 3);
+    }
+    check_u64(UINT64_MAX);
+    check_u64(UINT64_MAX - 1);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 2000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        check_u64(x >> (i % 64));
+    }
+}
