@@ -76,10 +76,20 @@ uint64_t mp_pk_count_conflicts(const int32_t *s, const int32_t *e, uint32_t n, u
 /* Time-ordered first-fit over free gaps (sweep.c): the fallback when the
  * conflict graph is too large to store.  Returns the peak. */
 uint64_t mp_pk_sweep(pk_item *items, uint32_t n);
+/* How the anchored sweep stacks the items live at the busiest node: by
+ * size (largest lowest), or in a V split where an item lived before the
+ * node less than 1, 4 or 1/4 times as long as from it on (sweep.c). */
+typedef enum mp_pk_stack {
+    MP_PK_STACK_SIZE,
+    MP_PK_STACK_VEE_1,
+    MP_PK_STACK_VEE_4,
+    MP_PK_STACK_VEE_QUARTER,
+    MP_PK_STACKS
+} mp_pk_stack;
 /* The same run forward and backward from a stack of the items live at the
  * busiest node (sweep.c).  Returns the peak, UINT64_MAX (no layout) when
  * an item is fixed. */
-uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n);
+uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n, mp_pk_stack rule);
 
 /* Exact search (exact.c); improves `items` in place when it finds a layout
  * below `best` (their peak), returns the best peak found.  The capacities

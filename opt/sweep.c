@@ -5,13 +5,22 @@
  * (coalescing with their neighbours), then items that start are
  * allocated, largest first, into the lowest gap that fits or on top.
  *
- * The anchored variant first stacks the items live at the busiest node
- * (largest at the bottom): a layout that reaches the lower bound must pack
- * exactly those without a gap there.  From that node the allocator then
- * runs forward over the items that start later and backward (in reversed
- * time) over those that end earlier; the two sides never meet.  It packs
- * idealloc's pangu_2.6B at its lower bound, where every construction that
- * places items one by one from the floor up leaves 40 MiB. */
+ * The anchored variant first stacks the items live at the busiest node:
+ * a layout that reaches the lower bound must pack exactly those without a
+ * gap there.  From that node the allocator then runs forward over the
+ * items that start later and backward (in reversed time) over those that
+ * end earlier; the two sides never meet.  Stacked largest at the bottom,
+ * it packs idealloc's pangu_2.6B at its lower bound, where every
+ * construction that places items one by one from the floor up leaves 40
+ * MiB.  Stacked in a V (mp_pk_stack), the stack frees its bytes in one
+ * piece on either side: the lower part, the items that end soon after the
+ * node against how long they lived before it, ordered so that going back
+ * in time the lowest is freed first (latest start at the bottom); the
+ * upper part ordered so that going forward the highest is freed first
+ * (latest end lowest).  The freed bytes are then one gap, at the floor
+ * before the node and under the top after it, which the allocator fills
+ * as it would an empty buffer.  It packs idealloc's S_1 at its lower
+ * bound (1.0018 stacked by size). */
 #include "pack.h"
 #include "sort.h"
 
@@ -490,16 +499,35 @@ uint64_t mp_pk_sweep(pk_item *items, uint32_t n) {
 
 /* ------------------------------------------------------------ anchored */
 
-/* An item live at the anchor, stacked largest first. */
+/* An item live at the anchor, with the keys it is stacked by: part (the
+ * V's lower or upper part), then key descending, then size descending,
+ * then index. */
 typedef struct held_item {
     uint64_t size;
-    uint32_t item;
+    int64_t key;
+    uint32_t part, item;
 } held_item;
 
-static int cmp_by_size_desc(const void *a, const void *b) {
+static int cmp_held(const void *a, const void *b) {
     const held_item *x = a, *y = b;
+    if (x->part != y->part) return x->part < y->part ? -1 : 1;
+    if (x->key != y->key) return x->key > y->key ? -1 : 1;
     if (x->size != y->size) return x->size > y->size ? -1 : 1;
     return (x->item > y->item) - (x->item < y->item);
+}
+
+/* Item it, live at node t, as stack rule `rule` stacks it: by size alone,
+ * or in a V whose lower part takes the items that live before t less than
+ * num/den times as long as from t on (latest start lowest), the upper part
+ * the others (latest end lowest). */
+static held_item held_as(const pk_item *it, uint32_t i, int32_t t, mp_pk_stack rule) {
+    static const int64_t num[] = {0, 1, 4, 1}, den[] = {0, 1, 1, 4};
+    held_item h = {it->size, 0, 0, i};
+    if (rule == MP_PK_STACK_SIZE) return h;
+    int64_t before = (int64_t)t - it->start, after = (int64_t)it->end - t + 1;
+    h.part = before * den[rule] < after * num[rule] ? 0 : 1;
+    h.key = h.part == 0 ? it->start : it->end;
+    return h;
 }
 
 /* Where an item lies against the anchor node t. */
@@ -531,7 +559,7 @@ static uint64_t run_sides(pk_item *items, uint32_t n, int32_t t, const held_item
     return a > b ? a : b;
 }
 
-uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
+uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n, mp_pk_stack rule) {
     for (uint32_t i = 0; i < n; i++)
         if (items[i].fixed) return UINT64_MAX; /* the stack would have to avoid them */
     int32_t t;
@@ -545,9 +573,9 @@ uint64_t mp_pk_sweep_anchored(pk_item *items, uint32_t n) {
     uint32_t nh = 0;
     for (uint32_t i = 0; i < n; i++) {
         items[i].offset = 0;
-        if (items[i].size && side_of(&items[i], t) == HELD) held[nh++] = (held_item){items[i].size, i};
+        if (items[i].size && side_of(&items[i], t) == HELD) held[nh++] = held_as(&items[i], i, t, rule);
     }
-    qsort(held, nh, sizeof *held, cmp_by_size_desc);
+    qsort(held, nh, sizeof *held, cmp_held);
     uint64_t top = 0;
     bool fits = true;
     for (uint32_t h = 0; h < nh && fits; h++) {
