@@ -51,7 +51,7 @@ extern "C" {
 
 #define MP_VERSION_MAJOR 1
 #define MP_VERSION_MINOR 7
-#define MP_VERSION_PATCH 9
+#define MP_VERSION_PATCH 10
 /* "MAJOR.MINOR.PATCH" of this header, made from the three numbers above
  * (the one place the version is written). */
 #define MP_VERSION_STR_(x) #x
