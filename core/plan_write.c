@@ -6,25 +6,27 @@ void mp_plan_write(const mp_plan *plan, mp_buf *b) { mp_plan_write_to(plan, b, N
 /* The longest line but its name: words, six numbers and their signs. */
 #define LINE_ROOM (64 + 6 * (MP_U64_DIGITS + 1))
 
-/* One alloc line, written in place (a 10^7-tensor plan has 10^7 of them:
- * two printf calls a line were 6% of its time, a call per field later
- * most of the writer's). */
+/* Room for a line (a 10^7-tensor plan has 10^7 of them: two printf calls
+ * a line were 6% of its time, a call per field later most of the
+ * writer's), its first word ("alloc ", "free ") and name written: where
+ * its fields go, NULL when the buffer failed. */
+static char *line_begin(mp_buf *b, const char *word, const char *name) {
+    size_t w = strlen(word), n = strlen(name);
+    char *p = mp_buf_room(b, w + n + LINE_ROOM);
+    return p ? mp_put_text(mp_put_text(p, word, w), name, n) : NULL;
+}
+
+/* " key=N" */
+static char *field(char *p, const char *key, uint64_t v) { return mp_put_u64(mp_put_text(p, key, strlen(key)), v); }
+
 static void put_alloc(mp_buf *b, const mp_alloc *a) {
-    size_t name = strlen(a->name);
-    char *p = mp_buf_room(b, name + LINE_ROOM);
+    char *p = line_begin(b, "alloc ", a->name);
     if (!p) return;
-    p = mp_put_text(p, "alloc ", 6);
-    p = mp_put_text(p, a->name, name);
-    p = mp_put_text(p, " mem_id=", 8);
-    p = mp_put_u64(p, a->mem_id);
-    p = mp_put_text(p, " obj=", 5);
-    p = mp_put_u64(p, a->obj);
-    p = mp_put_text(p, " offset=", 8);
-    p = mp_put_u64(p, a->offset);
-    p = mp_put_text(p, " size=", 6);
-    p = mp_put_u64(p, a->size);
-    p = mp_put_text(p, " life=", 6);
-    p = mp_put_i64(p, a->life_start);
+    p = field(p, " mem_id=", a->mem_id);
+    p = field(p, " obj=", a->obj);
+    p = field(p, " offset=", a->offset);
+    p = field(p, " size=", a->size);
+    p = mp_put_i64(mp_put_text(p, " life=", 6), a->life_start);
     *p++ = ',';
     p = mp_put_i64(p, a->life_end);
     *p++ = '\n';
@@ -32,13 +34,9 @@ static void put_alloc(mp_buf *b, const mp_alloc *a) {
 }
 
 static void put_free(mp_buf *b, const mp_free *f) {
-    size_t name = strlen(f->name);
-    char *p = mp_buf_room(b, name + LINE_ROOM);
+    char *p = line_begin(b, "free ", f->name);
     if (!p) return;
-    p = mp_put_text(p, "free ", 5);
-    p = mp_put_text(p, f->name, name);
-    p = mp_put_text(p, " after=", 7);
-    p = mp_put_i64(p, f->after);
+    p = mp_put_i64(mp_put_text(p, " after=", 7), f->after);
     *p++ = '\n';
     mp_buf_done(b, p);
 }
