@@ -13,11 +13,11 @@
  * it packs idealloc's pangu_2.6B at its lower bound, where every
  * construction that places items one by one from the floor up leaves 40
  * MiB.  Stacked in a V (mp_pk_stack), the stack frees its bytes in one
- * piece on either side: the lower part, the items that end soon after the
- * node against how long they lived before it, ordered so that going back
- * in time the lowest is freed first (latest start at the bottom); the
- * upper part ordered so that going forward the highest is freed first
- * (latest end lowest).  The freed bytes are then one gap, at the floor
+ * piece on either side: the lower part, the items that lived a short time
+ * before the node against how long they live from it on, ordered so that
+ * going back in time the lowest is freed first (latest start at the
+ * bottom); the upper part, the others, ordered so that going forward the
+ * highest is freed first (latest end lowest).  The freed bytes are then one gap, at the floor
  * before the node and under the top after it, which the allocator fills
  * as it would an empty buffer.  It packs idealloc's S_1 at its lower
  * bound (1.0018 stacked by size). */
