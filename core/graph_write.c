@@ -2,27 +2,21 @@
  * parse(write(p)) is the same program (the fuzz round-trip relies on it). */
 #include "internal.h"
 
-/* " key=": the writers' lines are built without printf, which was half
- * of `memplan gen`'s time at 10^6 tensors (five calls a tensor), and in
- * place where they are many (mp_buf_room: a call per field was a fifth). */
-static char *put_key(char *p, const char *key) {
-    *p++ = ' ';
-    p = mp_put_text(p, key, strlen(key));
-    *p++ = '=';
-    return p;
-}
+/* The writers' lines are built without printf, which was half of
+ * `memplan gen`'s time at 10^6 tensors (five calls a tensor), and in place
+ * where they are many (mp_buf_room: a call per field was a fifth). */
 
 /* " key=value" */
 static void put_pair(mp_buf *b, const char *key, const char *value) {
     size_t n = strlen(value);
     char *p = mp_buf_room(b, strlen(key) + n + 2);
-    if (p) mp_buf_done(b, mp_put_text(put_key(p, key), value, n));
+    if (p) mp_buf_done(b, mp_put_text(mp_put_key(p, key), value, n));
 }
 
 /* " key=N" */
 static void put_number(mp_buf *b, const char *key, uint64_t n) {
     char *p = mp_buf_room(b, strlen(key) + MP_U64_DIGITS + 2);
-    if (p) mp_buf_done(b, mp_put_u64(put_key(p, key), n));
+    if (p) mp_buf_done(b, mp_put_u64(mp_put_key(p, key), n));
 }
 
 void mp_graph_put_begin(mp_buf *b, const char *name) {
@@ -40,7 +34,7 @@ static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n,
         size_t len = strlen(s);
         char *p = mp_buf_room(b, strlen(key) + len + 2);
         if (!p) return;
-        p = i ? mp_put_text(p, ",", 1) : put_key(p, key);
+        p = i ? mp_put_text(p, ",", 1) : mp_put_key(p, key);
         mp_buf_done(b, mp_put_text(p, s, len));
     }
 }

@@ -186,6 +186,13 @@ static inline char *mp_put_text(char *p, const char *s, size_t n) {
     memcpy(p, s, n); /* inline: most are a few bytes the compiler knows */
     return p + n;
 }
+/* " key=", the start of a field of the .mpg and .mpp writers' lines */
+static inline char *mp_put_key(char *p, const char *key) {
+    *p++ = ' ';
+    p = mp_put_text(p, key, strlen(key));
+    *p++ = '=';
+    return p;
+}
 char *mp_put_u64(char *p, uint64_t v);
 char *mp_put_i64(char *p, int64_t v);
 /* s with control characters as \xNN and a backslash doubled. */

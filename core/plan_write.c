@@ -17,16 +17,16 @@ static char *line_begin(mp_buf *b, const char *word, const char *name) {
 }
 
 /* " key=N" */
-static char *field(char *p, const char *key, uint64_t v) { return mp_put_u64(mp_put_text(p, key, strlen(key)), v); }
+static char *field(char *p, const char *key, uint64_t v) { return mp_put_u64(mp_put_key(p, key), v); }
 
 static void put_alloc(mp_buf *b, const mp_alloc *a) {
     char *p = line_begin(b, "alloc ", a->name);
     if (!p) return;
-    p = field(p, " mem_id=", a->mem_id);
-    p = field(p, " obj=", a->obj);
-    p = field(p, " offset=", a->offset);
-    p = field(p, " size=", a->size);
-    p = mp_put_i64(mp_put_text(p, " life=", 6), a->life_start);
+    p = field(p, "mem_id", a->mem_id);
+    p = field(p, "obj", a->obj);
+    p = field(p, "offset", a->offset);
+    p = field(p, "size", a->size);
+    p = mp_put_i64(mp_put_key(p, "life"), a->life_start);
     *p++ = ',';
     p = mp_put_i64(p, a->life_end);
     *p++ = '\n';
@@ -36,7 +36,7 @@ static void put_alloc(mp_buf *b, const mp_alloc *a) {
 static void put_free(mp_buf *b, const mp_free *f) {
     char *p = line_begin(b, "free ", f->name);
     if (!p) return;
-    p = mp_put_i64(mp_put_text(p, " after=", 7), f->after);
+    p = mp_put_i64(mp_put_key(p, "after"), f->after);
     *p++ = '\n';
     mp_buf_done(b, p);
 }

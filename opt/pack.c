@@ -903,10 +903,10 @@ uint64_t mp_pk_solve(pk_item *items, uint32_t n, const pk_params *prm, pk_stats 
  * its stack by size, then, in buffers of up to PK_VEE_MAX_ITEMS items, in
  * a V (three splits: idealloc's S_1 reaches its bound with the 4 split
  * alone; MiniMalloc's F, G and H drop 0.1-6% with one of the three).  A
- * quick layout is the first alone.  A better one goes from the items straight to b: with the sweeps
- * alone (no conflict graph, as at 10^7 tensors) k->off, the order (NULL:
- * nothing will improve the layout) and the supports are never touched,
- * 0.17 GB of fresh pages there. */
+ * quick layout is the first alone.  A better one goes from the items
+ * straight to b: with the sweeps alone (no conflict graph, as at 10^7
+ * tensors) k->off, the order (NULL: nothing will improve the layout) and
+ * the supports are never touched, 0.17 GB of fresh pages there. */
 static void sweep_baseline(pk *k, best *b, const uint32_t *order, bool quick) {
     int runs = quick ? 1 : k->n <= PK_VEE_MAX_ITEMS ? 1 + MP_PK_STACKS : 2;
     for (int r = 0; r < runs && (!b->kept || b->peak > k->lower); r++) {

@@ -17,10 +17,10 @@
  * before the node against how long they live from it on, ordered so that
  * going back in time the lowest is freed first (latest start at the
  * bottom); the upper part, the others, ordered so that going forward the
- * highest is freed first (latest end lowest).  The freed bytes are then one gap, at the floor
- * before the node and under the top after it, which the allocator fills
- * as it would an empty buffer.  It packs idealloc's S_1 at its lower
- * bound (1.0018 stacked by size). */
+ * highest is freed first (latest end lowest).  The freed bytes are then
+ * one gap, at the floor before the node and under the top after it, which
+ * the allocator fills as it would an empty buffer.  It packs idealloc's
+ * S_1 at its lower bound (1.0018 stacked by size). */
 #include "pack.h"
 #include "sort.h"
 
