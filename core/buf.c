@@ -99,11 +99,6 @@ static void digits_before(char *end, uint64_t v) {
     else end[-1] = (char)('0' + v);
 }
 
-const char *mp_u64_decimal(uint64_t v, char buf[MP_U64_DIGITS]) {
-    digits_before(buf + MP_U64_DIGITS, v);
-    return buf + MP_U64_DIGITS - decimal_digits(v);
-}
-
 char *mp_put_u64(char *p, uint64_t v) {
     char *end = p + decimal_digits(v);
     digits_before(end, v);

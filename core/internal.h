@@ -170,10 +170,7 @@ static inline void mp_sort_by_pairs(void *v, size_t size, mp_pair *pairs, uint32
  * but never written costs address space only, not memory. */
 bool mp_buf_reserve(mp_buf *b, size_t extra);
 void mp_buf_i64(mp_buf *b, int64_t v); /* decimal, as %lld */
-/* v in decimal, as %llu writes it, at the end of buf (no NUL): its first
- * digit; the digits run to buf + MP_U64_DIGITS. */
-#define MP_U64_DIGITS 20
-const char *mp_u64_decimal(uint64_t v, char buf[MP_U64_DIGITS]);
+#define MP_U64_DIGITS 20 /* the most a uint64_t takes in decimal */
 /* A line written in place, for writers of millions of lines (a call per
  * field, each checking for room and ending the text, was most of the
  * plan writer's time): mp_buf_room gives n bytes of room at the end of b

@@ -104,13 +104,15 @@ typedef struct gen {
 } gen;
 
 /* prefix then n in decimal into name[48], as snprintf's "%s%u" writes it
- * (a printf call a tensor was a tenth of `memplan gen`); its length. */
+ * (a printf call a tensor was a tenth of `memplan gen`), cut at 47
+ * characters; its length. */
 static size_t numbered_name(char *name, const char *prefix, uint32_t n) {
-    char buf[MP_U64_DIGITS];
-    const char *d = mp_u64_decimal(n, buf);
+    char full[47 + MP_U64_DIGITS + 1];
     size_t len = 0;
-    for (; *prefix && len < 47; prefix++) name[len++] = *prefix;
-    for (; d < buf + MP_U64_DIGITS && len < 47; d++) name[len++] = *d;
+    for (; *prefix && len < 47; prefix++) full[len++] = *prefix;
+    len = (size_t)(mp_put_u64(full + len, n) - full);
+    if (len > 47) len = 47;
+    memcpy(name, full, len);
     name[len] = 0;
     return len;
 }
