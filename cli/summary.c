@@ -13,9 +13,10 @@
 
 typedef struct live {
     const char *name; /* tensor or sub-graph */
-    const char *what; /* "tensor", "scratch", "input" or the sub-graphs' node kind */
+    const char *what; /* "tensor", "scratch", "input", the sub-graphs' node kind or "held" */
     int32_t node;     /* the node that defines it (or runs the sub-graphs), -1: none */
     uint64_t bytes;
+    int32_t held_by; /* a cond whose results' branch memory the bytes include (D14), -1: none */
 } live;
 
 typedef struct peak {
@@ -78,10 +79,28 @@ static void families_of(const mp_graphdef *g, const mp_graph_plan *gp, uint32_t 
     mp_xfree(slot);
 }
 
+/* The latest cond before node i of the entry graph whose results live in
+ * its branches' memory at i (D14: the verifier's bound counts that memory
+ * there), or -1. */
+static int32_t holding_cond(const mp_program *prog, int64_t i) {
+    const mp_graphdef *g = &prog->graphs[0];
+    mp_life L;
+    mp_life_compute(g, &L);
+    mp_escape E;
+    mp_escape_compute(prog, g, L.end, &E);
+    int32_t k = -1;
+    for (int64_t n = i - 1; n >= 0 && k < 0; n--)
+        if (E.node_end[n] >= i) k = (int32_t)n;
+    mp_escape_free(&E);
+    mp_life_free(&L);
+    return k;
+}
+
 /* What is live in buffer b of the entry graph at node i, where the
  * verifier's lower bound is reached: each in-place family whose lives
- * cover the node, once (its bytes are its root's), and the memory the
- * control-flow node's sub-graphs need, which is the rest of the bound. */
+ * cover the node, once (its bytes are its root's), and the rest of the
+ * bound: the memory the control-flow node's sub-graphs need and what the
+ * results of earlier conds hold in their branches' memory. */
 static void live_at(const mp_program *prog, const mp_plan *plan, uint32_t b, int64_t i, uint64_t bound,
                     peak *p) {
     const mp_graphdef *g = &prog->graphs[0];
@@ -99,15 +118,16 @@ static void live_at(const mp_program *prog, const mp_plan *plan, uint32_t b, int
         const char *what = (t->flags & MP_T_SCRATCH) ? "scratch"
                            : d >= 0 && g->nodes[d].kind == MP_NODE_PLACEHOLDER ? "input" : "tensor";
         const char *name = f->at_node ? f->at_node->name : t->name;
-        live e = {name, what, d, f->size};
+        live e = {name, what, d, f->size, -1};
         MP_VEC_PUSH(p->v, p->n, p->cap, e);
     }
     mp_xfree(fv);
-    if (g->nodes[i].sub[0] >= 0 && bound > sum) {
-        live e = {prog->graphs[g->nodes[i].sub[0]].name, mp_node_kind_name(g->nodes[i].kind), (int32_t)i,
-                  bound - sum};
-        MP_VEC_PUSH(p->v, p->n, p->cap, e);
-    }
+    if (bound <= sum) return;
+    int32_t k = holding_cond(prog, i), s = g->nodes[i].sub[0];
+    live e = {NULL, NULL, -1, bound - sum, k};
+    if (s >= 0) e.name = prog->graphs[s].name, e.what = mp_node_kind_name(g->nodes[i].kind), e.node = (int32_t)i;
+    else if (k >= 0) e.name = prog->graphs[g->nodes[k].sub[0]].name, e.what = "held";
+    if (e.name) MP_VEC_PUSH(p->v, p->n, p->cap, e);
 }
 
 static void find_peak(const mp_program *prog, const mp_plan *plan, const mp_verify_report *r, uint32_t b,
@@ -214,6 +234,9 @@ static void put_text(const mp_program *prog, const mp_plan *plan, const mp_verif
                 mp_buf_printf(out, "  %-24s %12llu  %s", e->name, (unsigned long long)e->bytes, e->what);
                 if (def) mp_buf_printf(out, " of node %d (%s%s%s)", e->node, mp_node_kind_name(def->kind),
                                        def->op ? ", " : "", def->op ? def->op : "");
+                if (e->held_by >= 0)
+                    mp_buf_printf(out, "%s by the results of node %d (cond)", def ? ", and memory held" : "",
+                                  e->held_by);
                 mp_buf_puts(out, "\n");
             }
             if (p.n > SHOWN) mp_buf_printf(out, "  ... and %zu more, %llu bytes\n", p.n - SHOWN, (unsigned long long)rest);
@@ -252,7 +275,7 @@ static void json_peak(const mp_program *prog, const peak *p, mp_buf *out) {
         json_str(out, "name", p->v[k].name, true);
         mp_buf_printf(out, "\"bytes\":%llu,", (unsigned long long)p->v[k].bytes);
         json_str(out, "what", p->v[k].what, true);
-        mp_buf_printf(out, "\"node\":%d", p->v[k].node);
+        mp_buf_printf(out, "\"node\":%d,\"held_by\":%d", p->v[k].node, p->v[k].held_by);
         mp_buf_puts(out, "}");
     }
     mp_buf_puts(out, "]}");

@@ -152,16 +152,13 @@ static void family_events(const member *m, size_t k, evs *e) {
     mp_xfree(cut);
 }
 
-typedef struct lb {
-    uint64_t *v;
-    uint32_t n;
-    int64_t *at; /* per buffer, where v[b] is reached (sweep) */
-} lb;
+typedef v_bound lb;
 
 /* sweep() over sums per node: each node in turn (one without events
- * changes nothing, so the answer is the list's), delta[] zeroed again. */
+ * changes nothing, so the answer is the list's), delta[] zeroed again;
+ * boost[t] (NULL: none) added at each node (held.c). */
 static uint64_t sweep_dense(uint64_t *delta, size_t n_t, const int32_t *cf, const uint64_t *extra,
-                            size_t ncf, int64_t *at) {
+                            size_t ncf, const uint64_t *boost, int64_t *at) {
     uint64_t live = 0, best = 0;
     size_t q = 0;
     *at = -1;
@@ -169,6 +166,7 @@ static uint64_t sweep_dense(uint64_t *delta, size_t n_t, const int32_t *cf, cons
         live += delta[t];
         delta[t] = 0;
         uint64_t here = live, sum;
+        if (boost && !mp_add_u64(here, boost[t], &here)) here = UINT64_MAX;
         for (; q < ncf && (size_t)cf[q] == t; q++) {
             if (!mp_add_u64(here, extra[q], &sum)) sum = UINT64_MAX;
             if (sum > here) here = sum;
@@ -181,7 +179,7 @@ static uint64_t sweep_dense(uint64_t *delta, size_t n_t, const int32_t *cf, cons
 /* Largest over nodes of live bytes (events) plus extra[node]; *at: the
  * first node where it is reached (-1 when nothing is live anywhere). */
 static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf, int64_t *at) {
-    if (e->delta) return sweep_dense(e->delta, e->n_t, cf, extra, ncf, at);
+    if (e->delta) return sweep_dense(e->delta, e->n_t, cf, extra, ncf, NULL, at);
     if (e->n) qsort(e->v, e->n, sizeof *e->v, cmp_ev);
     uint64_t live = 0, best = 0;
     size_t i = 0, q = 0;
@@ -308,16 +306,22 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
     uint64_t *extra = mp_xcalloc(ncf + 1, sizeof *extra);
     evs e = {.n_t = (size_t)g->n_nodes + 2};
     uint64_t *delta = NULL;
+    v_holds H = {0};
+    if (gp) mp_v_holds(c, gi, &H);
     for (uint32_t b = 1; b < nb; b++) {
         e.n = 0;
         size_t in_b = first ? first[b + 1] - first[b] : 0;
-        bool dense = 4 * in_b >= g->n_nodes; /* members on most nodes */
+        /* what cond results hold after their cond: per node, so dense */
+        bool held = gp && mp_v_held_boost(c, gi, &H, b, sub, idx + first[b], in_b);
+        bool dense = held || 4 * in_b >= g->n_nodes; /* or members on most nodes */
         if (dense && !delta) delta = mp_xcalloc((size_t)g->n_nodes + 2, sizeof *delta);
         e.delta = dense ? delta : NULL;
         if (in_b) buffer_events(c, gi, idx + first[b], in_b, shared, &e);
         sub_bounds(g, cf, ncf, sub, b, extra);
-        out->v[b] = sweep(&e, cf, extra, ncf, &out->at[b]);
+        out->v[b] = held ? sweep_dense(delta, e.n_t, cf, extra, ncf, H.boost, &out->at[b])
+                         : sweep(&e, cf, extra, ncf, &out->at[b]);
     }
+    mp_v_holds_free(&H);
     mp_xfree(e.v);
     mp_xfree(delta);
     mp_xfree(extra);

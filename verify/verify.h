@@ -94,6 +94,35 @@ void mp_v_rules_structure(vctx *c);  /* rules 1, 2, 3, 6, 7, 8 */
 void mp_v_rules_overlap(vctx *c);    /* rules 4 and 5 */
 void mp_v_quality(vctx *c);          /* total, lower bound, ratio */
 
+/* A graph's lower bound per buffer (quality.c): v[b], reached first at
+ * node at[b]. */
+typedef struct v_bound {
+    uint64_t *v;
+    uint32_t n;
+    int64_t *at;
+} v_bound;
+
+/* held.c: what cond results hold after their cond, for the bound.  A
+ * result of cond `cond`, live to `end`, as the value of one branch: held
+ * in the branch's memory (alloc < 0: a nested cond's result, all of
+ * `branch`'s memory) or in one allocation of the branch's block. */
+typedef struct v_hold {
+    int32_t cond, end, branch, alloc;
+} v_hold;
+typedef struct v_holds {
+    v_hold *v; /* by cond, latest end first; NULL: none */
+    uint32_t n;
+    uint8_t *slot_family;     /* families that hold a cond result's slot */
+    uint64_t *boost, *scratch; /* per node, n_nodes + 2 */
+} v_holds;
+void mp_v_holds(const vctx *c, int32_t gi, v_holds *out);
+void mp_v_holds_free(v_holds *h);
+/* H->boost[t]: what node t of buffer b needs beyond the plain bound (the
+ * allocations idx[0 .. k) are the graph's in buffer b; sub: the bounds of
+ * every graph, the branches' done).  False when nothing (boost all 0). */
+bool mp_v_held_boost(const vctx *c, int32_t gi, v_holds *H, uint32_t b, const v_bound *sub, const uint32_t *idx,
+                     size_t k);
+
 /* One program, one method (verify.c): the whole check. */
 int mp_v_verify_one(const mp_program *prog, const mp_plan *plan, mp_verify_report *r, mp_err *err);
 /* Several methods (methods.c): each method's blocks checked as its own

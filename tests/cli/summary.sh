@@ -42,6 +42,14 @@ for s in 1 2 3 4 5 6; do
 done
 "$M" gen --seed 9 --profile transformer --tensors 2000 >"$T/t.mpg"
 check_json "$T/t.mpg"
+# nested conds: at the bound's node the next cond's sub-graphs run while
+# the results of the one before hold their branch's memory (D14); the
+# entry that carries those bytes says so
+"$M" gen --seed 2026 --profile deep --tensors 3000 >"$T/d.mpg"
+check_json "$T/d.mpg"
+expect_rc 0 "$M" plan -o "$T/p.mpp" --summary "$T/s.txt" "$T/d.mpg"
+grep -q "^  g399  *[0-9]*  cond of node 3 (cond), and memory held by the results of node 2 (cond)$" "$T/s.txt" && ok ||
+    bad "held memory not named: $(cat "$T/s.txt")"
 
 # each option's cost is the difference to planning the other way by hand
 bytes() { "$M" plan "$@" -o /dev/null --verify 2>&1 | sed -n 's/.*total \([0-9]*\) bytes.*/\1/p'; }

@@ -294,6 +294,88 @@ Test(verify, rule5_cond_results_bind_only_while_used) {
     mp_xfree(g);
 }
 
+/* A cond (node 2) whose branch t0 returns a nested cond's result: that
+ * result, used at node 4, holds all of t0's memory past the second cond
+ * (node 3), apart from the memory t1 runs in.  The bound at node 3 is
+ * x 64 + p 16 + the slots y1 64 and y2 64 + lb(t1) 576 (w 512 and o 64)
+ * + what y1 holds, lb(t0) 1168 (q 16, its slot o 64 and lb(n0) 1088 at
+ * its cond), less the slots it may overlap (128): 1824.  It was 1312 (node
+ * 2: x, p, y1 and lb(t0)) when held memory counted at its cond alone. */
+static const char NESTED[] = HDR
+    "graph main\n"
+    "tensor x 64\n"
+    "tensor p 16\n"
+    "tensor y1 64\n"
+    "tensor y2 64\n"
+    "tensor z 64\n"
+    "node placeholder out=x\n"
+    "node call in=x out=p\n"
+    "node cond in=p,x true=t0 false=f0 out=y1\n"
+    "node cond in=p,x true=t1 false=f1 out=y2\n"
+    "node call in=y1,y2 out=z\n"
+    "node output in=z\n"
+    "end\n"
+    "graph t0\n"
+    "tensor i 64\n"
+    "tensor q 16\n"
+    "tensor o 64\n"
+    "node placeholder out=i\n"
+    "node call in=i out=q\n"
+    "node cond in=q,i true=n0 false=n1 out=o\n"
+    "node output in=o\n"
+    "end\n"
+    "graph f0\n"
+    "tensor i 64\n"
+    "tensor o 64\n"
+    "node placeholder out=i\n"
+    "node call in=i out=o\n"
+    "node output in=o\n"
+    "end\n"
+    "graph n0\n"
+    "tensor i 64\n"
+    "tensor w 1024\n"
+    "tensor o 64\n"
+    "node placeholder out=i\n"
+    "node call in=i out=w\n"
+    "node call in=w out=o\n"
+    "node output in=o\n"
+    "end\n"
+    "graph n1\n"
+    "tensor i 64\n"
+    "tensor o 64\n"
+    "node placeholder out=i\n"
+    "node call in=i out=o\n"
+    "node output in=o\n"
+    "end\n"
+    "graph t1\n"
+    "tensor i 64\n"
+    "tensor w 512\n"
+    "tensor o 64\n"
+    "node placeholder out=i\n"
+    "node call in=i out=w\n"
+    "node call in=w out=o\n"
+    "node output in=o\n"
+    "end\n"
+    "graph f1\n"
+    "tensor i 64\n"
+    "tensor o 64\n"
+    "node placeholder out=i\n"
+    "node call in=i out=o\n"
+    "node output in=o\n"
+    "end\n"
+;
+
+Test(verify, cond_results_hold_their_branch_memory_in_the_bound) {
+    mp_options o;
+    mp_options_default(&o);
+    char *p = plan_of(NESTED, &o);
+    verdict v = verify_text(NESTED, p);
+    cr_assert_eq(v.rc, MP_OK, "%s\n%s", v.text, p);
+    cr_assert_eq(v.lower, 1824, "lower bound %llu\n%s", (unsigned long long)v.lower, v.text);
+    cr_assert_geq(v.total, v.lower);
+    mp_xfree(p);
+}
+
 Test(verify, rule6_devices) {
     char *p = valid_plan(DEVS, true);
     cr_assert(strstr(p, "devices cpu:0 cpu:0 cuda:0 cuda:1"));

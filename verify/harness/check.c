@@ -101,6 +101,14 @@ void mp_check_verdict(const mp_program *p, const mp_plan *plan, const char *name
         mp_check_fail(r, "invalid", name, "%.900s", b.data ? b.data : "");
         mp_buf_free(&b);
     }
+    /* the bound is one no valid plan beats, buffer by buffer: a valid plan
+     * below it is the bound's bug */
+    for (uint32_t b = 0; vrc == MP_OK && b < vr.n_buffers; b++)
+        if (vr.buf_bytes[b] < vr.buf_lower[b]) {
+            mp_check_fail(r, "below-bound", name, "buffer %u: %llu bytes, below its lower bound %llu", b,
+                          (unsigned long long)vr.buf_bytes[b], (unsigned long long)vr.buf_lower[b]);
+            break;
+        }
     mp_verify_report_free(&vr);
 }
 
