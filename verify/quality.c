@@ -3,10 +3,12 @@
  *
  * For each graph and buffer, the bound is the largest, over nodes, of the
  * bytes live at that node plus the largest bound of the sub-graphs that node
- * runs.  Members of one in-place family share storage, so at each node a
- * family counts with its largest live member only.  Sub-graphs are done
- * before their parents.  Each buffer is an event sweep over the nodes where
- * something starts or ends: O(n log n). */
+ * runs, plus what earlier conds' results hold in their branches' memory
+ * there beyond the result slots (held.c; since 1.8.0).  Members of one
+ * in-place family share storage, so at each node a family counts with its
+ * largest live member only.  Sub-graphs are done before their parents.
+ * Each buffer is an event sweep over the nodes where something starts or
+ * ends: O(n log n); a buffer with held memory is swept node by node. */
 #include "verify.h"
 
 #include <math.h>

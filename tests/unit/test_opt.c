@@ -735,6 +735,34 @@ Test(opt, conflict_graphs_past_16_bit_indices_pack_validly) {
     mp_xfree(it);
 }
 
+/* A chain of blocks each live with the next alone (a cond's memory held
+ * while the next cond runs), sizes alternating unevenly, with a small
+ * item beside each pair (the cond's result): the bound, the largest
+ * neighbouring pair and its small items, is reached only by first fit
+ * from both ends (the large blocks alternate between the floor and the
+ * bound as a ceiling, the small ones fill in after).  Every construction
+ * that builds from the floor alone stacks three blocks somewhere (the
+ * `deep` profile was 1.44 times its bound). */
+Test(opt, a_chain_of_blocks_packs_at_its_bound_from_both_ends) {
+    enum { BLOCKS = 26 };
+    static const uint64_t sizes[BLOCKS] = {12692176, 12415120, 13875568, 12904672, 12512064, 13526208, 13698096,
+                                           13224608, 12593696, 11853952, 12515152, 13049152, 12388000, 13611216,
+                                           12802752, 13371056, 12064112, 13504592, 12705872, 12975488, 13114512,
+                                           12291808, 13806064, 12610272, 12447552, 13298112};
+    pk_item it[2 * BLOCKS];
+    uint32_t n = 0;
+    for (int32_t k = 0; k < BLOCKS; k++) {
+        it[n++] = (pk_item){sizes[k], k, k + 1, false, 0}; /* the block: at its cond, held through the next */
+        it[n++] = (pk_item){4096, k, k + 1, false, 0};     /* the result's slot */
+    }
+    pk_params prm = {100000, false, 0, 0, false};
+    pk_stats st;
+    uint64_t peak = mp_pk_solve(it, n, &prm, &st);
+    cr_assert(layout_valid(it, n, peak), "overlap");
+    cr_assert_eq(peak, st.lower_bound, "peak %llu, bound %llu (%.4f), construction %u", (unsigned long long)peak,
+                 (unsigned long long)st.lower_bound, (double)peak / (double)st.lower_bound, st.heuristic);
+}
+
 /* A dense buffer (overlapping pairs above 4 n log n) has its conflict
  * graph's rows sized by counting, not by a first sweep: every layout it
  * gives is valid, as on sparse buffers. */
