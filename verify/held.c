@@ -63,10 +63,8 @@ static uint8_t *slot_families(const vctx *c, int32_t gi) {
     return fam;
 }
 
-void mp_v_holds(const vctx *c, int32_t gi, v_holds *out) {
+void mp_v_escapes(const vctx *c, int32_t gi, mp_v_escape_fn f, void *ctx) {
     const mp_graphdef *g = &c->prog->graphs[gi];
-    *out = (v_holds){0};
-    size_t cap = 0;
     bool any_cond = false;
     for (uint32_t k = 0; k < g->n_nodes && !any_cond; k++) any_cond = g->nodes[k].kind == MP_NODE_COND;
     if (!any_cond) return;
@@ -79,12 +77,33 @@ void mp_v_holds(const vctx *c, int32_t gi, v_holds *out) {
             int32_t r = nd->out[i], e = E.tensor_end[r];
             if (g->tensors[r].root != r || e <= (int32_t)k) continue;
             for (int s = 0; s < 2 && !(s == 1 && nd->sub[1] == nd->sub[0]); s++) {
-                v_hold h = {(int32_t)k, e, 0, 0};
-                if (nd->sub[s] >= 0 && hold_of(c, i, nd->sub[s], &h)) MP_VEC_PUSH(out->v, out->n, cap, h);
+                const mp_graphdef *b = &c->prog->graphs[nd->sub[s]];
+                const mp_node *out = &b->nodes[b->n_nodes - 1];
+                f(ctx, k, i, r, e, nd->sub[s], b->tensors[out->in[i]].root);
             }
         }
     }
     mp_escape_free(&E);
+}
+
+typedef struct holds_ctx {
+    const vctx *c;
+    v_holds *out;
+    size_t cap;
+} holds_ctx;
+
+static void add_hold(void *ctx, uint32_t k, uint32_t i, int32_t r, int32_t e, int32_t branch, int32_t v) {
+    holds_ctx *x = ctx;
+    (void)r, (void)v;
+    v_hold h = {(int32_t)k, e, 0, 0};
+    if (hold_of(x->c, i, branch, &h)) MP_VEC_PUSH(x->out->v, x->out->n, x->cap, h);
+}
+
+void mp_v_holds(const vctx *c, int32_t gi, v_holds *out) {
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    *out = (v_holds){0};
+    holds_ctx x = {c, out, 0};
+    mp_v_escapes(c, gi, add_hold, &x);
     if (!out->n) return;
     qsort(out->v, out->n, sizeof *out->v, cmp_hold);
     out->slot_family = slot_families(c, gi);

@@ -320,24 +320,22 @@ static void escape_value(vctx *c, int32_t gi, const fprint *fp, items *L, uint32
 
 /* Escape items of graph gi's conds (core/escape.c says when a result lives
  * in its branch's memory). */
+typedef struct escape_ctx {
+    vctx *c;
+    int32_t gi;
+    const fprint *fp;
+    items *L;
+} escape_ctx;
+
+static void add_escape(void *ctx, uint32_t k, uint32_t i, int32_t r, int32_t e, int32_t branch, int32_t v) {
+    escape_ctx *x = ctx;
+    (void)i;
+    escape_value(x->c, x->gi, x->fp, x->L, k, r, e, branch, v);
+}
+
 static void escape_items(vctx *c, int32_t gi, const fprint *fp, items *L) {
-    const mp_graphdef *g = &c->prog->graphs[gi];
-    mp_escape E;
-    mp_escape_compute(c->prog, g, c->vg[gi].last, &E);
-    for (uint32_t k = 0; k < g->n_nodes; k++) {
-        const mp_node *nd = &g->nodes[k];
-        if (nd->kind != MP_NODE_COND) continue;
-        for (uint32_t i = 0; i < nd->n_out; i++) {
-            int32_t r = nd->out[i], e = E.tensor_end[r];
-            if (g->tensors[r].root != r || e <= (int32_t)k) continue;
-            for (int s = 0; s < 2 && !(s == 1 && nd->sub[1] == nd->sub[0]); s++) {
-                const mp_graphdef *b = &c->prog->graphs[nd->sub[s]];
-                const mp_node *out = &b->nodes[b->n_nodes - 1];
-                escape_value(c, gi, fp, L, k, r, e, nd->sub[s], b->tensors[out->in[i]].root);
-            }
-        }
-    }
-    mp_escape_free(&E);
+    escape_ctx x = {c, gi, fp, L};
+    mp_v_escapes(c, gi, add_escape, &x);
 }
 
 /* Alloc a's item in graph gi (a usable, sized root that some node names),

@@ -115,6 +115,13 @@ typedef struct v_holds {
     uint8_t *slot_family;     /* families that hold a cond result's slot */
     uint64_t *boost, *scratch; /* per node, n_nodes + 2 */
 } v_holds;
+/* Each result r of cond node k of graph gi that is used after the cond,
+ * to node e, as value v (a storage root) of each distinct branch: f(ctx,
+ * k, i (r's index among the cond's results), r, e, branch, v).  Rule 5's
+ * escapes (overlap.c) and the bound's holds (held.c) both walk these. */
+typedef void (*mp_v_escape_fn)(void *ctx, uint32_t k, uint32_t i, int32_t r, int32_t e, int32_t branch,
+                               int32_t v);
+void mp_v_escapes(const vctx *c, int32_t gi, mp_v_escape_fn f, void *ctx);
 void mp_v_holds(const vctx *c, int32_t gi, v_holds *out);
 void mp_v_holds_free(v_holds *h);
 /* H->boost[t]: what node t of buffer b needs beyond the plain bound (the
