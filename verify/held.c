@@ -32,7 +32,8 @@ static int cmp_hold(const void *a, const void *b) {
     return (x->end < y->end) - (x->end > y->end); /* latest end first */
 }
 
-/* The held part of result i of cond node k of graph gi, branch s. */
+/* What result i of a cond holds as the value of branch s, into h; false
+ * when nothing beyond the parent's own allocations (an operand, a weight). */
 static bool hold_of(const vctx *c, uint32_t i, int32_t s, v_hold *h) {
     const mp_graphdef *b = &c->prog->graphs[s];
     int kind;
