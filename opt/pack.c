@@ -310,6 +310,26 @@ static uint64_t scan_spans(const span *v, uint32_t m, uint64_t need, bool best_f
     return UINT64_MAX;
 }
 
+/* Item i's placed neighbours' byte ranges into k->busy (their count), the
+ * largest start into *max_lo; counts the work.  The packer's hot loop. */
+static inline uint32_t gather_spans(pk *k, uint32_t i, uint64_t *max_lo) {
+    uint32_t nb = 0, from = k->adj_at[i], to = k->adj_at[i + 1];
+    uint64_t lo = 0;
+    /* one read a neighbour, once per index width */
+#define GATHER(ADJ)                                                                                          \
+    for (uint32_t a = from; a < to; a++) {                                                                  \
+        span x = k->at[(ADJ)[a]];                                                                           \
+        if (!x.hi) continue;                                                                                \
+        k->busy[nb++] = x;                                                                                  \
+        if (x.lo > lo) lo = x.lo;                                                                           \
+    }
+    if (k->adj16) GATHER(k->adj16) else GATHER(k->adj)
+#undef GATHER
+    k->work += 1 + (to - from);
+    *max_lo = lo;
+    return nb;
+}
+
 /* Lowest offset (first fit) or tightest gap (best fit) for item i: its
  * placed neighbours' byte ranges scanned in start order.  Many spans go
  * into buckets by start, each sorted only when the scan reaches it (by
@@ -319,20 +339,8 @@ static uint64_t scan_spans(const span *v, uint32_t m, uint64_t need, bool best_f
  * Spans of equal start may come in any order: a gap is found between
  * starts, so the layout does not depend on it. */
 static uint64_t place(pk *k, uint32_t i, bool best_fit) {
-    uint32_t nb = 0;
-    uint64_t max_lo = 0;
-    uint32_t from = k->adj_at[i], to = k->adj_at[i + 1];
-    /* one read a neighbour: the hot loop, once per index width */
-#define GATHER(ADJ)                                                                                          \
-    for (uint32_t a = from; a < to; a++) {                                                                  \
-        span x = k->at[(ADJ)[a]];                                                                           \
-        if (!x.hi) continue;                                                                                \
-        k->busy[nb++] = x;                                                                                  \
-        if (x.lo > max_lo) max_lo = x.lo;                                                                   \
-    }
-    if (k->adj16) GATHER(k->adj16) else GATHER(k->adj)
-#undef GATHER
-    k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
+    uint64_t max_lo;
+    uint32_t nb = gather_spans(k, i, &max_lo);
     uint64_t need = k->size[i], cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX, at;
     if (nb < 32) {
         insertion_sort(k->busy, nb);
@@ -363,7 +371,8 @@ static void need_at(pk *k) {
     if (!k->at) k->at = mp_xmalloc((k->n + 1) * sizeof *k->at);
 }
 
-static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
+/* A layout begun: nothing placed but the fixed items; their peak. */
+static uint64_t place_fixed(pk *k) {
     need_at(k);
     memset(k->at, 0, k->n * sizeof *k->at);
     uint64_t peak = 0;
@@ -372,6 +381,11 @@ static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
             set_at(k, i, k->it[k->id[i]].offset);
             peak = top_max(peak, k->off[i], k->size[i]);
         }
+    return peak;
+}
+
+static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
+    uint64_t peak = place_fixed(k);
     for (uint32_t q = 0; q < k->n; q++) {
         uint32_t i = order[q];
         if (k->at[i].hi) continue;
@@ -387,12 +401,8 @@ static uint64_t layout(pk *k, const uint32_t *order, bool best_fit) {
  * neighbours, or UINT64_MAX: their byte ranges sorted by start, the last
  * gap (below cap) that holds it. */
 static uint64_t place_top(pk *k, uint32_t i, uint64_t cap) {
-    uint32_t nb = 0;
-    for (uint32_t a = k->adj_at[i]; a < k->adj_at[i + 1]; a++) {
-        span x = k->at[neighbour(k, a)];
-        if (x.hi) k->busy[nb++] = x;
-    }
-    k->work += 1 + (k->adj_at[i + 1] - k->adj_at[i]);
+    uint64_t max_lo;
+    uint32_t nb = gather_spans(k, i, &max_lo);
     if (nb <= 16) insertion_sort(k->busy, nb);
     else radix_spans(k->busy, k->busy2, nb);
     uint64_t need = k->size[i], cur = 0, at = UINT64_MAX;
@@ -445,15 +455,8 @@ static uint64_t place_sided(pk *k, uint32_t i, uint64_t cap, uint8_t *side) {
  * bound), and small items placed among the large ones (a cond's result
  * beside its block) leave no pair room to meet under the ceiling. */
 static uint64_t layout_two_sided(pk *k, const uint32_t *order) {
-    need_at(k);
-    memset(k->at, 0, k->n * sizeof *k->at);
+    uint64_t peak = place_fixed(k), cap = k->lower;
     uint8_t *side = mp_xcalloc(k->n + 1, 1);
-    uint64_t peak = 0, cap = k->lower;
-    for (uint32_t i = 0; i < k->n; i++)
-        if (k->it[k->id[i]].fixed) {
-            set_at(k, i, k->it[k->id[i]].offset);
-            peak = top_max(peak, k->off[i], k->size[i]);
-        }
     for (uint32_t q = 0; q < 2 * k->n; q++) { /* the large items, then the small ones */
         uint32_t i = order[q % k->n];
         bool large = k->size[i] >= cap / PK_SIDED_SHARE;

@@ -178,10 +178,12 @@ static uint64_t sweep_dense(uint64_t *delta, size_t n_t, const int32_t *cf, cons
     return best;
 }
 
-/* Largest over nodes of live bytes (events) plus extra[node]; *at: the
- * first node where it is reached (-1 when nothing is live anywhere). */
-static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf, int64_t *at) {
-    if (e->delta) return sweep_dense(e->delta, e->n_t, cf, extra, ncf, NULL, at);
+/* Largest over nodes of live bytes (events) plus extra[node] (plus
+ * boost[node], which only a per-node sweep takes); *at: the first node
+ * where it is reached (-1 when nothing is live anywhere). */
+static uint64_t sweep(evs *e, const int32_t *cf, const uint64_t *extra, size_t ncf, const uint64_t *boost,
+                      int64_t *at) {
+    if (e->delta) return sweep_dense(e->delta, e->n_t, cf, extra, ncf, boost, at);
     if (e->n) qsort(e->v, e->n, sizeof *e->v, cmp_ev);
     uint64_t live = 0, best = 0;
     size_t i = 0, q = 0;
@@ -320,8 +322,7 @@ static void graph_bound(vctx *c, int32_t gi, lb *out, const lb *sub) {
         e.delta = dense ? delta : NULL;
         if (in_b) buffer_events(c, gi, idx + first[b], in_b, shared, &e);
         sub_bounds(g, cf, ncf, sub, b, extra);
-        out->v[b] = held ? sweep_dense(delta, e.n_t, cf, extra, ncf, H.boost, &out->at[b])
-                         : sweep(&e, cf, extra, ncf, &out->at[b]);
+        out->v[b] = sweep(&e, cf, extra, ncf, held ? H.boost : NULL, &out->at[b]);
     }
     mp_v_holds_free(&H);
     mp_xfree(e.v);
