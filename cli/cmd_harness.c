@@ -80,9 +80,9 @@ static int parse_shard(mp_args *a, mp_harness_options *h, const char *spec) {
     if (ok) {
         const char *s = end + 1;
         n = strtoull(s, &end, 10);
-        ok = end != s && !*end && s[0] >= '1' && s[0] <= '9' && errno == 0 && n <= 1000000 && k < n;
+        ok = end != s && !*end && s[0] >= '1' && s[0] <= '9' && errno == 0 && n <= MP_SHARDS_MAX && k < n;
     }
-    if (!ok) return mp_usage_error(a->cmd, "bad --shard '%s' (want K/N with 0 <= K < N <= 1000000)", spec);
+    if (!ok) return mp_usage_error(a->cmd, "bad --shard '%s' (want K/N with 0 <= K < N <= %d)", spec, MP_SHARDS_MAX);
     h->shard = (uint32_t)k;
     h->shards = (uint32_t)n;
     return MP_OK;

@@ -78,8 +78,9 @@ typedef struct mp_run_info {
     char started[32];    /* ISO 8601 UTC; empty: now */
     uint64_t seed, count;
     uint32_t shard, shards; /* harness --shard K/N: K, N; shards 0: a whole run */
-    /* a merged run: its shards ("K/N host started" each, ';'-separated),
-     * and where and what they measured (NULL: this machine, this build,
+    /* a merged run: its identity (the run's seed, count, version,
+     * commit, planners and options, then "K/N host started finished rows"
+     * per shard, ';'-separated: merge.c), and where and what they measured (NULL: this machine, this build,
      * finished now) */
     const char *merged_from, *host, *git_rev, *finished, *version;
 } mp_run_info;
@@ -107,6 +108,7 @@ mp_db *mp_db_open(const char *path, mp_err *err);
  * exist or is not of this schema version. */
 mp_db *mp_db_open_existing(const char *path, mp_err *err);
 void mp_db_close(mp_db *db);
+const char *mp_db_path(const mp_db *d); /* as it was opened */
 int mp_db_schema_version(void);
 /* Record a run with its rows in one transaction: all of it or nothing. */
 int mp_db_record(mp_db *db, const mp_run_info *run, const mp_result_row *rows, size_t n,
@@ -120,10 +122,13 @@ typedef struct mp_merge_summary {
     uint64_t graphs, rows;
     bool already;       /* these shards were merged into run_id before: nothing written */
 } mp_merge_summary;
+/* At most this many shards in one harness run (--shard K/N). */
+#define MP_SHARDS_MAX 1000000
 /* The shards of one harness run (harness --shard K/N; each input's latest
- * harness run) as one run in `out`: all checked first (one seed, count,
- * options, version and commit; every shard once; each shard's rows its
- * own cases), then written in one transaction.  Idempotent. */
+ * harness run) as one run in `out`: all checked first (every field's type
+ * and range; one seed, count, options, version, commit and planner set;
+ * every shard once; each shard's rows its own cases, one per planner),
+ * then written in one transaction.  Idempotent. */
 int mp_db_merge(const char *out, const char *const *inputs, size_t n, mp_merge_summary *sum, mp_err *err);
 typedef struct mp_prune_summary {
     int64_t runs, rows; /* runs whose per-case rows were dropped, and those rows */

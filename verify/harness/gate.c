@@ -142,18 +142,22 @@ static void tally_row(const mp_gate_row *o, const mp_gate_row *r, tally *t, mp_b
 
 /* Rewrite the baseline from the run, and say what changed against the
  * baseline it replaces (when there was a readable one). */
-static int update(const mp_gate_rows *now, const char *path, mp_buf *out, mp_err *err) {
+static int update(const mp_gate_rows *now, const char *path, const char *db_path, mp_buf *out, mp_err *err) {
     mp_gate_rows old = {0};
-    mp_err old_err;
-    struct stat st; /* only a regular file is read: a FIFO or device is only written */
-    bool had = stat(path, &st) == 0 && S_ISREG(st.st_mode);
-    bool was_file = had;
-    if (had) had = mp_gate_load_baseline(path, &old, &old_err) == MP_OK;
+    struct stat st;
+    bool had = stat(path, &st) == 0;
+    /* only a baseline is replaced: a file that is none (the database
+     * itself, notes, a FIFO) is someone's data, refused (issue 45, B6) */
+    if (had && mp_gate_load_baseline(path, &old, err) != MP_OK) {
+        mp_gate_rows_free(&old);
+        return mp_err_set(err, MP_EFORMAT, "%s: exists and is no baseline memplan can read (%s); remove it or "
+                          "name another file", path, err->msg);
+    }
     mp_buf b, lines;
     mp_buf_init(&b);
     mp_buf_init(&lines);
     mp_gate_dump(now, &b);
-    int rc = mp_write_buf(path, &b, NULL, 0, err);
+    int rc = mp_write_buf(path, &b, &db_path, 1, err);
     if (rc == MP_OK) {
         tally t = {0};
         size_t shown = 0;
@@ -167,8 +171,7 @@ static int update(const mp_gate_rows *now, const char *path, mp_buf *out, mp_err
             mp_buf_printf(out, "%zu improved, %zu regressed, %zu changed status, %zu added, %zu removed, "
                           "%zu unchanged\n", t.improved, t.regressed, t.changed, t.added, t.removed, t.unchanged);
         else
-            mp_buf_printf(out, "a new baseline%s%s%s\n", was_file ? " (the old one was unreadable: " : "",
-                          was_file ? old_err.msg : "", was_file ? ")" : "");
+            mp_buf_printf(out, "a new baseline\n");
     }
     mp_buf_free(&b);
     mp_buf_free(&lines);
@@ -186,7 +189,7 @@ int mp_gate(mp_db *d, const char *baseline, bool update_baseline, mp_buf *out, b
                         (long long)now.run, now.shard, now.shards);
     mp_gate_sort_rows(&now);
     if (rc == MP_OK && update_baseline) {
-        rc = update(&now, baseline, out, err);
+        rc = update(&now, baseline, mp_db_path(d), out, err);
         *passed = rc == MP_OK;
     } else if (rc == MP_OK && (rc = mp_gate_load_baseline(baseline, &base, err)) == MP_OK &&
                (rc = same_run(&base, &now, baseline, err)) == MP_OK) {

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /* `where` begins every message: the baseline file and what it failed to
  * be, or the metrics database. */
@@ -146,6 +147,9 @@ static int read_header(sqlite3 *mem, const char *path, mp_gate_rows *out, mp_err
  * produce baseline rows. */
 int mp_gate_load_baseline(const char *path, mp_gate_rows *out, mp_err *err) {
     size_t len;
+    struct stat st; /* a FIFO would block the open for ever (issue 45, B20) */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return mp_err_set(err, MP_EFORMAT, "%s: not a regular file; a baseline is one", path);
     char *sql = mp_read_file(path, &len, err);
     if (!sql) return err->code;
     sqlite3 *mem;

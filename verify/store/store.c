@@ -33,6 +33,7 @@
 struct mp_db {
     sqlite3 *db;
     char *path;
+    uint64_t progress_calls, progress_limit; /* harden() */
 };
 
 /* Version 1: the first schema. */
@@ -85,11 +86,16 @@ int mp_db_schema_version(void) { return 1 + (int)(sizeof MIGRATIONS / sizeof *MI
  * database (2), or an I/O, permission or lock error (4). */
 static int code_of(int sqlite_rc) {
     int primary = sqlite_rc & 0xff;
-    return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_ERROR ? MP_EFORMAT
-                                                                                            : MP_EIO;
+    return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_ERROR ||
+                   primary == SQLITE_INTERRUPT
+               ? MP_EFORMAT
+               : MP_EIO;
 }
 
 static int db_fail(mp_db *d, mp_err *err, const char *what) {
+    if ((sqlite3_extended_errcode(d->db) & 0xff) == SQLITE_INTERRUPT)
+        return mp_err_set(err, MP_EFORMAT, "%s: %s: interrupted: the query ran far longer than a database of "
+                          "this size needs (a damaged or hostile file)", d->path, what);
     return mp_err_set(err, code_of(sqlite3_extended_errcode(d->db)), "%s: %s: %s", d->path, what,
                       sqlite3_errmsg(d->db));
 }
@@ -155,7 +161,120 @@ static int migrate(mp_db *d, mp_err *err) {
     return rc;
 }
 
+/* ---------------------------------------------- a database is hostile input
+ *
+ * A metrics database, a shard from another machine or a baseline's dump
+ * may have been made by anyone.  Before a statement of ours reads it:
+ * the schema runs no function SQLite does not call innocuous
+ * (trusted_schema off, defensive on); the four tables are plain tables
+ * with exactly their columns (no view, no trigger, no virtual table, no
+ * generated column: any of these runs code of the file's author when we
+ * read); and a progress handler interrupts a statement that runs far
+ * longer than the file's size explains (the last line of defence against
+ * a loop no check above saw).  Values are checked where they are read. */
+
+/* The tables and their columns at the current schema version. */
+static const char *const TABLES[][20] = {
+    {"runs", "id", "started", "kind", "git_rev", "host", "version", "options", "finished", "seed", "count",
+     "shard", "shards", "merged_from", NULL},
+    {"results", "run_id", "graph", "algo", "tensors", "nodes", "lower_bound", "total_bytes", "ratio", "verify",
+     "options", "profile", "buffers", "plan_ms", "peak_kb", "violations", NULL},
+    {"campaigns", "run_id", "target", "engine", "seconds", "executions", "corpus_size", "coverage", "crashes",
+     NULL},
+    {"summaries", "run_id", "algo", "graphs", "valid", "invalid", "refused", "mean_ratio", "max_ratio", "bytes",
+     "plan_ms", NULL},
+};
+
+/* SQLite calls back every PROGRESS_STEPS virtual machine steps. */
+#define PROGRESS_STEPS 10000
+
+static int progress(void *ctx) {
+    mp_db *d = ctx;
+    return ++d->progress_calls > d->progress_limit;
+}
+
+/* Each statement has the whole budget: its count starts when it starts. */
+static int statement_starts(unsigned what, void *ctx, void *p, void *x) {
+    (void)what, (void)p, (void)x;
+    ((mp_db *)ctx)->progress_calls = 0;
+    return 0;
+}
+
+/* What one statement may cost: 10^9 steps, and 2,000 more per byte of
+ * the file (the report's largest query over a 10^6-row history takes a
+ * few 10^8). */
+static void harden(mp_db *d, const char *path) {
+    sqlite3_db_config(d->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+    sqlite3_db_config(d->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+    struct stat st;
+    uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    d->progress_limit = (1000000000ull + 2000ull * bytes) / PROGRESS_STEPS;
+    sqlite3_progress_handler(d->db, PROGRESS_STEPS, progress, d);
+    sqlite3_trace_v2(d->db, SQLITE_TRACE_STMT, statement_starts, d);
+}
+
+/* Table t is a plain table with exactly TABLES[t]'s columns. */
+static int check_columns(mp_db *d, const char *const *want, mp_err *err) {
+    sqlite3_stmt *st;
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA table_xinfo(\"%s\")", want[0]);
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(d, err, "read the schema");
+    size_t n_want = 0, seen = 0;
+    while (want[1 + n_want]) n_want++;
+    int rc = MP_OK;
+    while (rc == MP_OK && sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        bool known = false;
+        for (size_t k = 0; name && k < n_want; k++) known |= strcmp(name, want[1 + k]) == 0;
+        if (!known || sqlite3_column_int(st, 6) != 0)
+            rc = mp_err_set(err, MP_EFORMAT, "%s: table %s has a column '%s' that memplan does not write%s",
+                            d->path, want[0], name ? name : "", known ? " (generated or hidden)" : "");
+        seen++;
+    }
+    sqlite3_finalize(st);
+    if (rc == MP_OK && seen != n_want)
+        rc = mp_err_set(err, MP_EFORMAT, "%s: table %s has %zu columns, memplan's has %zu", d->path, want[0], seen,
+                        n_want);
+    return rc;
+}
+
+/* Only plain tables and indexes, and the four tables each once with its
+ * columns. */
+static int check_objects(mp_db *d, mp_err *err) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "SELECT type, name, coalesce(sql, '') FROM sqlite_master", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_fail(d, err, "read the schema");
+    int rc = MP_OK, found = 0;
+    while (rc == MP_OK && sqlite3_step(st) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0), *name = (const char *)sqlite3_column_text(st, 1);
+        const char *sql = (const char *)sqlite3_column_text(st, 2);
+        type = type ? type : "", name = name ? name : "";
+        bool table = strcmp(type, "table") == 0, virt = sql && strncmp(sql, "CREATE VIRTUAL", 14) == 0;
+        bool ours = false;
+        for (size_t t = 0; t < sizeof TABLES / sizeof *TABLES; t++) ours |= table && strcmp(name, TABLES[t][0]) == 0;
+        found += ours;
+        if ((!table && strcmp(type, "index") != 0) || virt || (table && !ours && strncmp(name, "sqlite_", 7) != 0))
+            rc = mp_err_set(err, MP_EFORMAT, "%s: not a memplan metrics database: it has a %s%s '%s' that memplan "
+                            "does not make", d->path, virt ? "virtual " : "", type, name);
+    }
+    sqlite3_finalize(st);
+    if (rc == MP_OK && found != (int)(sizeof TABLES / sizeof *TABLES))
+        rc = mp_err_set(err, MP_EFORMAT, "%s: not a memplan metrics database: %d of its %d tables", d->path, found,
+                        (int)(sizeof TABLES / sizeof *TABLES));
+    for (size_t t = 0; rc == MP_OK && t < sizeof TABLES / sizeof *TABLES; t++) rc = check_columns(d, TABLES[t], err);
+    return rc;
+}
+
+/* Not a FIFO, device or folder: opening one would block or write past. */
+static int regular_or_new(const char *path, mp_err *err) {
+    struct stat st;
+    if (strcmp(path, ":memory:") == 0 || stat(path, &st) != 0 || S_ISREG(st.st_mode)) return MP_OK;
+    return mp_err_set(err, MP_EFORMAT, "%s: not a regular file; a metrics database is one", path);
+}
+
 mp_db *mp_db_open(const char *path, mp_err *err) {
+    if (regular_or_new(path, err)) return NULL;
     mp_db *d = mp_xcalloc(1, sizeof *d);
     d->path = mp_xmalloc(strlen(path) + 1);
     strcpy(d->path, path);
@@ -164,13 +283,14 @@ mp_db *mp_db_open(const char *path, mp_err *err) {
         mp_db_close(d);
         return NULL;
     }
+    harden(d, path);
     sqlite3_busy_timeout(d->db, 30000);
     /* WAL with synchronous NORMAL: a transaction is still all or nothing,
      * a power cut may lose the last ones; a 64 MiB page cache keeps the
      * report's indexes' inserts off the disk on a long history */
     if (exec(d, "PRAGMA journal_mode = WAL", err) || exec(d, "PRAGMA synchronous = NORMAL", err) ||
         exec(d, "PRAGMA cache_size = -65536", err) || exec(d, "PRAGMA foreign_keys = ON", err) ||
-        migrate(d, err)) {
+        migrate(d, err) || check_objects(d, err)) {
         mp_db_close(d);
         return NULL;
     }
@@ -220,6 +340,7 @@ mp_db *mp_db_open_existing(const char *path, mp_err *err) {
                    path);
         return NULL;
     }
+    if (regular_or_new(path, err)) return NULL;
     mp_db *d = mp_xcalloc(1, sizeof *d);
     d->path = strcpy(mp_xmalloc(strlen(path) + 1), path);
     char *wal = mp_xmalloc(strlen(path) + 8);
@@ -229,7 +350,8 @@ mp_db *mp_db_open_existing(const char *path, mp_err *err) {
     char *uri = file_uri(path, writer ? "mode=ro" : "immutable=1");
     int rc = uri ? sqlite3_open_v2(uri, &d->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) : SQLITE_NOMEM;
     sqlite3_free(uri);
-    if (rc != SQLITE_OK || check_schema(d, err)) {
+    if (rc == SQLITE_OK) harden(d, path);
+    if (rc != SQLITE_OK || check_schema(d, err) || check_objects(d, err)) {
         if (rc != SQLITE_OK) db_fail(d, err, "cannot open");
         mp_db_close(d);
         return NULL;
@@ -246,6 +368,10 @@ void mp_db_close(mp_db *d) {
 }
 
 sqlite3 *mp_db_sqlite(mp_db *d) { return d->db; }
+
+const char *mp_db_path(const mp_db *d) { return d->path; }
+
+int mp_db_code_of(int sqlite_rc) { return code_of(sqlite_rc); }
 
 char *mp_db_column_text(sqlite3_stmt *st, int c) {
     const unsigned char *s = sqlite3_column_text(st, c);

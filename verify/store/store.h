@@ -10,6 +10,9 @@
 #include <sqlite3.h>
 
 sqlite3 *mp_db_sqlite(mp_db *d);
+/* The exit code of an SQLite error: MP_EFORMAT for a file that is no
+ * database, damaged or hostile; MP_EIO for I/O, permission and locks. */
+int mp_db_code_of(int sqlite_rc);
 /* Column c of the current row as a string of its own (NULL: ""; caller frees). */
 char *mp_db_column_text(sqlite3_stmt *st, int c);
 
