@@ -121,6 +121,30 @@ static int draw_svg(const mp_program *prog, const mp_plan *plan, const viz_args 
     return rc;
 }
 
+typedef struct draw_call {
+    const mp_program *prog;
+    const mp_plan *plan;
+    const viz_args *va;
+    bool svg;
+    mp_buf *b;
+    mp_err *err;
+} draw_call;
+
+static int draw_work(void *ctx) {
+    draw_call *c = ctx;
+    return c->svg ? draw_svg(c->prog, c->plan, c->va, c->b, c->err) : mp_viz_trace(c->prog, c->plan, c->b, c->err);
+}
+
+/* The picture under the allocation guard: out of memory is exit 4 with
+ * nothing written, not an abort (issue 45, B15).  b is empty before; on
+ * MP_ENOMEM its block went with the unwind. */
+static int draw(const mp_program *prog, const mp_plan *plan, const viz_args *va, bool svg, mp_buf *b, mp_err *err) {
+    draw_call c = {prog, plan, va, svg, b, err};
+    int rc = mp_guard_run(err, draw_work, &c);
+    if (rc == MP_ENOMEM) mp_buf_init(b);
+    return rc;
+}
+
 static int run(int argc, char **argv, bool svg) {
     const char *cmd = svg ? "memplan svg" : "memplan trace";
     viz_args va;
@@ -136,7 +160,7 @@ static int run(int argc, char **argv, bool svg) {
     }
     mp_buf b;
     mp_buf_init(&b);
-    rc = svg ? draw_svg(prog, plan, &va, &b, &err) : mp_viz_trace(prog, plan, &b, &err);
+    rc = draw(prog, plan, &va, svg, &b, &err);
     if (rc == MP_OK) rc = mp_write_buf(va.out, &b, va.files, 2, &err);
     mp_buf_free(&b);
     mp_plan_free(plan);

@@ -797,3 +797,141 @@ Test(library, name_map_reserve_and_hashed_lookups) {
     cr_assert_eq(mp_strmap_get(&m, "t5000", 5), -1);
     mp_strmap_free(&m);
 }
+
+/* ------------------------------- every public call under allocation failure */
+
+/* Every public function that allocates, run with the allocator failing at
+ * its 1st, 2nd, ... call (issue 45, B2): each try says MP_ENOMEM (or, for
+ * the writers that run outside a guard, marks its buffer failed) and
+ * leaves nothing allocated, and the caller's documented frees are then
+ * safe: 1.8.0's mp_plan_export freed the caller's buffer when it unwound,
+ * and the caller's mp_buf_free freed it again.  (mp_banks_parse allocates
+ * nothing.) */
+typedef struct api_fixture {
+    mp_program *prog;
+    mp_plan *plan;
+    char *plan_text, path[64];
+} api_fixture;
+
+/* Into an empty buffer (the bug's case: its first block is made inside
+ * the guard) and into one that holds a block already. */
+static int api_export(api_fixture *x, const char *format, mp_err *err) {
+    mp_buf b;
+    mp_buf_init(&b);
+    int rc = mp_plan_export(x->prog, x->plan, format, 0, &b, err);
+    mp_buf_free(&b);
+    if (rc != MP_OK) return rc;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, "kept:");
+    rc = b.failed ? MP_ENOMEM : mp_plan_export(x->prog, x->plan, format, 0, &b, err);
+    cr_assert(b.failed || strncmp(b.data, "kept:", 5) == 0, "export lost what the buffer held");
+    mp_buf_free(&b);
+    return rc;
+}
+static int api_export_json(void *x, mp_err *err) { return api_export(x, "json", err); }
+static int api_export_csv(void *x, mp_err *err) { return api_export(x, "minimalloc-csv", err); }
+static int api_export_tflm(void *x, mp_err *err) { return api_export(x, "tflm-offline", err); }
+
+static int api_plan_parse(void *ctx, mp_err *err) {
+    api_fixture *x = ctx;
+    mp_plan *p = mp_plan_parse(x->plan_text, strlen(x->plan_text), "t.mpp", x->prog, err);
+    mp_plan_free(p);
+    return p ? MP_OK : err->code;
+}
+
+static int api_plan_load(void *ctx, mp_err *err) {
+    api_fixture *x = ctx;
+    mp_plan *p = mp_plan_load(x->path, x->prog, err);
+    mp_plan_free(p);
+    return p ? MP_OK : err->code;
+}
+
+/* A writer outside any guard: a failed allocation marks its buffer. */
+static int writer_rc(mp_buf *b) {
+    int rc = b->failed ? MP_ENOMEM : MP_OK;
+    mp_buf_free(b);
+    return rc;
+}
+
+static int api_writers(void *ctx, mp_err *err) {
+    api_fixture *x = ctx;
+    (void)err;
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_graph_write(x->prog, &b);
+    int rc = writer_rc(&b);
+    mp_buf_init(&b);
+    mp_plan_write(x->plan, &b);
+    if (rc == MP_OK) rc = writer_rc(&b);
+    else mp_buf_free(&b);
+    return rc;
+}
+
+static int api_verify_and_write(void *ctx, mp_err *err) {
+    api_fixture *x = ctx;
+    mp_verify_report r;
+    int rc = mp_verify(x->prog, x->plan, &r, err);
+    if (rc == MP_OK) {
+        mp_buf b;
+        mp_buf_init(&b);
+        mp_verify_write_text(&r, &b);
+        rc = writer_rc(&b);
+        mp_buf_init(&b);
+        mp_verify_write_json(&r, &b);
+        if (rc == MP_OK) rc = writer_rc(&b);
+        else mp_buf_free(&b);
+    }
+    mp_verify_report_free(&r);
+    return rc;
+}
+
+/* The builder checks its allocations one by one (it lives across calls). */
+static int api_builder(void *ctx, mp_err *err) {
+    (void)ctx;
+    mp_builder *b = mp_builder_new(err);
+    if (!b) return err->code;
+    mp_tensor_spec x = {"x", 64, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
+    mp_tensor_spec y = {"y", 32, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
+    const char *xs[1] = {"x"}, *ys[1] = {"y"};
+    mp_node_spec nodes[3] = {{MP_NODE_PLACEHOLDER, NULL, 0, xs, 1, {NULL, NULL}, NULL, NULL, 0},
+                             {MP_NODE_CALL, xs, 1, ys, 1, {NULL, NULL}, NULL, "aten::relu", 0},
+                             {MP_NODE_OUTPUT, ys, 1, NULL, 0, {NULL, NULL}, NULL, NULL, 0}};
+    int rc = mp_builder_graph(b, "main", err);
+    if (rc == MP_OK) rc = mp_builder_tensor(b, &x, err);
+    if (rc == MP_OK) rc = mp_builder_tensor(b, &y, err);
+    for (int i = 0; i < 3 && rc == MP_OK; i++) rc = mp_builder_node(b, &nodes[i], err);
+    mp_program *p = rc == MP_OK ? mp_builder_finish(b, err) : NULL;
+    if (rc == MP_OK && !p) rc = err->code;
+    mp_program_free(p);
+    mp_builder_free(b);
+    return rc;
+}
+
+Test(library, every_public_call_survives_allocation_failure) {
+    api_fixture x = {0};
+    x.prog = must_parse(FIXTURE_COND);
+    mp_options o;
+    mp_options_default(&o);
+    mp_err err;
+    x.plan = mp_plan_program(x.prog, &o, &err);
+    cr_assert_not_null(x.plan, "%s", err.msg);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_plan_write(x.plan, &b);
+    x.plan_text = b.data;
+    snprintf(x.path, sizeof x.path, "/tmp/memplan-api-%d.mpp", (int)getpid());
+    FILE *f = fopen(x.path, "w");
+    cr_assert(f && fwrite(b.data, 1, b.len, f) == b.len);
+    fclose(f);
+    int (*calls[])(void *, mp_err *) = {api_export_json, api_export_csv, api_export_tflm, api_plan_parse,
+                                        api_plan_load, api_writers, api_verify_and_write, api_builder};
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+        oom_call c = {calls[i], NULL, &x};
+        long n = fail_until_done(&c);
+        cr_assert_gt(n, 1, "call %zu never allocated", i);
+    }
+    unlink(x.path);
+    mp_buf_free(&b);
+    mp_plan_free(x.plan);
+    mp_program_free(x.prog);
+}
