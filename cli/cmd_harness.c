@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -183,6 +184,9 @@ int mp_cmd_harness(int argc, char **argv) {
         if (rc) return rc < 0 ? 0 : rc;
     }
     if (!ha.have_seed || !ha.have_count) return mp_usage_error(a.cmd, "--seed and --count are required");
+    struct stat st; /* reproducers go into a folder: say so before the run, not after each failure */
+    if (stat(h->failures_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return mp_usage_error(a.cmd, "--failures %s: not a folder", h->failures_dir);
     h->progress = !ha.quiet && isatty(2);
     mp_harness_summary s;
     mp_err err;

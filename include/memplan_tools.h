@@ -283,8 +283,11 @@ typedef struct mp_external_planner {
  * refused, crash, timeout) and record a failure in r. */
 void mp_check_external(const mp_program *p, const char *graph_text, size_t len, const mp_options *o,
                        const mp_external_planner *ext, uint32_t timeout_ms, mp_check_result *r, mp_algo_outcome *out);
-/* Its raw output (the plan text) on a graph, for a reproducer; NULL when it
- * wrote none.  Caller frees with mp_buf_free. */
+/* Its raw output (the plan text, NUL-terminated, len without the NUL) on
+ * a graph, for a reproducer; true when it ran to its exit within the time
+ * limit and the output cap, *status then its wait status; else *status is
+ * one of these.  Caller frees out with mp_buf_free. */
+enum { MP_EXTERNAL_FAILED = -1, MP_EXTERNAL_TIMEOUT = -2, MP_EXTERNAL_TOO_LONG = -3 };
 bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, const mp_external_planner *ext,
                      uint32_t timeout_ms, mp_buf *out, int *status);
 

@@ -7,8 +7,16 @@
  * at most the time limit, after which the command's whole process group is
  * killed.  Exit 0: planned (the plan is verified like a built-in's); 3: it
  * refuses the graph; anything else, a signal or no exit in time: a crash
- * or a timeout, and a failure of the case. */
-#define _DEFAULT_SOURCE /* mkstemps */
+ * or a timeout, and a failure of the case.
+ *
+ * The command is hostile input (issue 45): it gets descriptors 0-2 only
+ * (no pipe of the harness's to hold open or write into), its output is
+ * capped (MP_EXTERNAL_OUT_CAP), the time limit holds until it has exited,
+ * not just until it closed its output, and a signal to the harness
+ * (SIGTERM, SIGINT, SIGHUP) kills its process group and removes the
+ * temporary graph before the harness dies of it.  What it starts in a
+ * session of its own (setsid) is out of reach: see the doc. */
+#define _GNU_SOURCE /* mkstemps, close_range */
 #include "internal.h"
 #include "memplan_tools.h"
 
@@ -18,6 +26,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,79 +37,205 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* ------------------------------------------------ a signal while it runs */
+
+/* The command running now (its process group) and its temporary graph:
+ * what the signal handler cleans up.  One at a time per process. */
+static volatile sig_atomic_t running_group;
+static char running_graph[64];
+static const int CLEANUP_SIGNALS[] = {SIGTERM, SIGINT, SIGHUP};
+#define N_CLEANUP_SIGNALS (sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS)
+
+static void on_signal(int sig) {
+    if (running_group > 0) kill(-(pid_t)running_group, SIGKILL);
+    if (running_graph[0]) unlink(running_graph);
+    signal(sig, SIG_DFL);
+    raise(sig); /* die of it, as without the handler */
+}
+
+static void catch_signals(struct sigaction *old) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) sigaction(CLEANUP_SIGNALS[i], &sa, &old[i]);
+}
+
+static void restore_signals(const struct sigaction *old) {
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) sigaction(CLEANUP_SIGNALS[i], &old[i], NULL);
+}
+
+/* -------------------------------------------------------------- the child */
+
+/* Descriptors 3 and up closed: the harness's result pipe, its other
+ * pipes and files stay the harness's (a planner's helper holding one
+ * made a false timeout, a write into one a false crash). */
+static void close_from_3(void) {
+#ifdef CLOSE_RANGE_CLOEXEC
+    if (close_range(3, ~0u, 0) == 0) return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    for (long fd = 3; fd < (max > 0 && max < 1 << 20 ? max : 1 << 16); fd++) close((int)fd);
+}
+
 /* The child: its own process group (so a timeout kills all it started),
- * stdout to the pipe, stdin and stderr to /dev/null. */
-static _Noreturn void exec_child(int out_fd, const char *cmd, const mp_options *o, const char *graph) {
+ * stdout to the pipe, stdin and stderr to /dev/null, nothing else open.
+ * argv was made before the fork. */
+static _Noreturn void exec_child(int out_fd, char **argv) {
     setpgid(0, 0);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) signal(CLEANUP_SIGNALS[i], SIG_DFL);
     int null = open("/dev/null", O_RDWR);
-    dup2(null, 0);
-    dup2(null, 2);
-    dup2(out_fd, 1);
-    char args[256], script[4096];
-    mp_options_to_args(o, args, sizeof args);
-    char *argv[24] = {"sh", "-c", script, "sh"};
-    int n = 4;
-    snprintf(script, sizeof script, "%s \"$@\"", cmd);
-    for (char *tok = strtok(args, " "); tok && n < 22; tok = strtok(NULL, " ")) argv[n++] = tok;
-    argv[n++] = (char *)graph;
-    argv[n] = NULL;
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0 || dup2(out_fd, 1) < 0) _exit(127);
+    close_from_3();
     execv("/bin/sh", argv);
     _exit(127);
 }
 
-/* Read the child's output until it closes or the deadline; -1 on timeout. */
-static int collect(int fd, double deadline, mp_buf *out) {
+/* sh -c 'COMMAND "$@"' sh OPTIONS... GRAPH, in blocks of the caller's
+ * (freed with mp_xfree: argv[2] is the script, argv itself). */
+static char **command_argv(const mp_external_planner *ext, const mp_options *o, const char *graph, char *args,
+                           size_t args_n) {
+    size_t n = strlen(ext->command);
+    char *script = mp_xmalloc(n + 8);
+    memcpy(script, ext->command, n);
+    memcpy(script + n, " \"$@\"", 6);
+    mp_options_to_args(o, args, args_n);
+    char **argv = mp_xcalloc(8 + args_n / 2, sizeof *argv);
+    size_t k = 0;
+    argv[k++] = "sh", argv[k++] = "-c", argv[k++] = script, argv[k++] = "sh";
+    for (char *save, *tok = strtok_r(args, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) argv[k++] = tok;
+    argv[k++] = (char *)graph;
+    argv[k] = NULL;
+    return argv;
+}
+
+/* ------------------------------------------------------------- the parent */
+
+/* What a plan may be at most: 8 bytes for each of the graph's, and 64 KiB
+ * (a plan has a line per allocation, a graph one per tensor and node; the
+ * largest ratio seen is under 1). */
+static size_t output_cap(size_t graph_len) {
+    return graph_len > (SIZE_MAX - 65536) / 8 ? SIZE_MAX : 8 * graph_len + 65536;
+}
+
+enum { RUN_DONE = 0, RUN_TIMEOUT = -1, RUN_TOO_LONG = -2 };
+
+/* A descriptor that becomes readable when pid exits (Linux's pidfd), or
+ * -1: then the loop below looks every 5 ms. */
+static int exit_fd(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+/* Whatever is left in the pipe once the command exited (a helper it left
+ * may hold the pipe open: its output does not count). */
+static int drain(int fd, size_t cap, mp_buf *out) {
     char chunk[65536];
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     for (;;) {
-        double left = deadline - now_ms();
-        if (left <= 0) return -1;
-        struct pollfd pf = {fd, POLLIN, 0};
-        int pr = poll(&pf, 1, (int)(left + 1));
-        if (pr < 0 && errno == EINTR) continue;
-        if (pr == 0) return -1;
         ssize_t got = read(fd, chunk, sizeof chunk);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return 0;
+        if (got <= 0) return RUN_DONE;
+        if ((size_t)got > cap - out->len) return RUN_TOO_LONG;
         mp_buf_put(out, chunk, (size_t)got);
     }
 }
 
-bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, const mp_external_planner *ext,
-                     uint32_t timeout_ms, mp_buf *out, int *status) {
-    char path[] = "/tmp/memplan-external-XXXXXX.mpg";
-    int gfd = mkstemps(path, 4), fds[2];
-    *status = -1;
-    if (gfd < 0) return false;
-    bool wrote = write(gfd, graph_text, len) == (ssize_t)len;
-    close(gfd);
-    if (!wrote || pipe(fds) != 0) {
-        unlink(path);
-        return false;
+/* Read the command's output until the command (the shell) has exited,
+ * the deadline or the cap; *st its wait status.  Its exit decides, not
+ * the pipe's end: a command that closed its output and went on sleeping
+ * is still under the time limit (it was waited for without one), and one
+ * that left a helper holding the pipe is done when it exits. */
+static int collect(pid_t pid, int fd, double deadline, size_t cap, mp_buf *out, int *st) {
+    char chunk[65536];
+    int xfd = exit_fd(pid), rc = RUN_TIMEOUT;
+    bool eof = false;
+    for (;;) {
+        pid_t w = waitpid(pid, st, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) {
+            rc = eof ? RUN_DONE : drain(fd, cap, out);
+            break;
+        }
+        double left = deadline - now_ms();
+        if (left <= 0) break;
+        struct pollfd pf[2] = {{eof ? -1 : fd, POLLIN, 0}, {xfd, POLLIN, 0}};
+        int wait_ms = xfd >= 0 ? (int)(left + 1) : left < 5 ? (int)left + 1 : 5;
+        if (poll(pf, 2, wait_ms) <= 0 || !(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) eof = true;
+        else if ((size_t)got > cap - out->len) {
+            rc = RUN_TOO_LONG;
+            break;
+        } else mp_buf_put(out, chunk, (size_t)got);
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        exec_child(fds[1], ext->command, o, path);
-    }
-    close(fds[1]);
-    int rc = pid > 0 ? collect(fds[0], now_ms() + timeout_ms, out) : -1;
-    close(fds[0]);
-    if (pid > 0 && rc < 0) kill(-pid, SIGKILL); /* the whole group: sh and what it started */
-    int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (pid > 0 && rc == 0) kill(-pid, SIGKILL); /* leftovers of a finished command */
-    unlink(path);
-    *status = pid < 0 ? -1 : rc < 0 ? -2 : st;
-    mp_buf_put(out, "", 1); /* NUL-terminated, len counts it */
-    out->len--;
-    return pid > 0 && rc == 0;
+    if (xfd >= 0) close(xfd);
+    return rc;
 }
 
-/* A plan the command wrote: parsed and verified against the program. */
-static void judge(const mp_program *p, const char *text, const char *name, mp_check_result *r, mp_algo_outcome *out) {
+/* Fork and run the command on the graph file; the plan into out.  status:
+ * the wait status, or MP_EXTERNAL_* below zero. */
+static bool run_command(const char *path, size_t graph_len, const mp_options *o, const mp_external_planner *ext,
+                        uint32_t timeout_ms, mp_buf *out, int *status) {
+    char args[256];
+    char **argv = command_argv(ext, o, path, args, sizeof args);
+    int fds[2];
+    bool ok = false;
+    *status = MP_EXTERNAL_FAILED;
+    if (pipe2(fds, O_CLOEXEC) == 0) {
+        fflush(NULL);
+        double deadline = now_ms() + timeout_ms;
+        pid_t pid = fork();
+        if (pid == 0) exec_child(fds[1], argv);
+        close(fds[1]);
+        if (pid > 0) {
+            setpgid(pid, pid); /* as the child does: a kill before it ran reaches it */
+            running_group = pid;
+            int st = 0, rc = collect(pid, fds[0], deadline, output_cap(graph_len), out, &st);
+            kill(-pid, SIGKILL); /* the whole group: what overran, or what a finished command left */
+            while (rc != RUN_DONE && waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+            running_group = 0;
+            *status = rc == RUN_DONE ? st : rc == RUN_TIMEOUT ? MP_EXTERNAL_TIMEOUT : MP_EXTERNAL_TOO_LONG;
+            ok = rc == RUN_DONE;
+        }
+        close(fds[0]);
+    }
+    mp_xfree(argv[2]);
+    mp_xfree(argv);
+    return ok;
+}
+
+bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, const mp_external_planner *ext,
+                     uint32_t timeout_ms, mp_buf *out, int *status) {
+    struct sigaction old[N_CLEANUP_SIGNALS];
+    catch_signals(old);
+    snprintf(running_graph, sizeof running_graph, "%s", "/tmp/memplan-external-XXXXXX.mpg");
+    int gfd = mkstemps(running_graph, 4);
+    *status = MP_EXTERNAL_FAILED;
+    bool done = false;
+    if (gfd >= 0) {
+        bool wrote = mp_write_all(gfd, graph_text, len);
+        close(gfd);
+        done = wrote && run_command(running_graph, len, o, ext, timeout_ms, out, status);
+        unlink(running_graph);
+    }
+    running_graph[0] = 0;
+    restore_signals(old);
+    mp_buf_put(out, "", 1); /* NUL-terminated, len does not count it */
+    out->len--;
+    return done;
+}
+
+/* A plan the command wrote: parsed (every byte: one past a NUL too, as
+ * `memplan verify` reads the file) and verified against the program. */
+static void judge(const mp_program *p, const char *text, size_t len, const char *name, mp_check_result *r,
+                  mp_algo_outcome *out) {
     mp_err err;
-    mp_plan *plan = mp_plan_parse(text, strlen(text), name, p, &err);
+    mp_plan *plan = mp_plan_parse(text, len, name, p, &err);
     if (!plan) {
         snprintf(out->verify, sizeof out->verify, "invalid");
         mp_check_fail(r, "invalid", name, "%s", err.msg);
@@ -121,19 +256,24 @@ void mp_check_external(const mp_program *p, const char *graph_text, size_t len, 
     bool done = mp_run_external(graph_text, len, o, ext, timeout_ms, &b, &st);
     out->plan_ms = now_ms() - t0;
     char msg[256];
-    if (!done && st == -2) {
+    if (!done && st == MP_EXTERNAL_TIMEOUT) {
         snprintf(out->verify, sizeof out->verify, "timeout");
         snprintf(msg, sizeof msg, "no plan within %u ms: killed", timeout_ms);
         mp_check_fail(r, "timeout", ext->name, "%s", msg);
+    } else if (!done && st == MP_EXTERNAL_TOO_LONG) {
+        snprintf(out->verify, sizeof out->verify, "invalid");
+        mp_check_fail(r, "invalid", ext->name, "the planner wrote more than %zu bytes (8 times the graph's, and "
+                      "64 KiB): killed", output_cap(len));
     } else if (done && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-        judge(p, b.data ? b.data : "", ext->name, r, out);
+        judge(p, b.data ? b.data : "", b.len, ext->name, r, out);
     } else if (done && WIFEXITED(st) && WEXITSTATUS(st) == MP_EPLAN) {
         out->code = MP_EPLAN;
         snprintf(out->verify, sizeof out->verify, "refused");
     } else {
         snprintf(out->verify, sizeof out->verify, "crash");
         if (done && WIFSIGNALED(st)) snprintf(msg, sizeof msg, "the planner died of signal %d", WTERMSIG(st));
-        else snprintf(msg, sizeof msg, "the planner exited with status %d", done && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        else if (done) snprintf(msg, sizeof msg, "the planner exited with status %d", WEXITSTATUS(st));
+        else snprintf(msg, sizeof msg, "the planner could not be started: %s", strerror(errno));
         mp_check_fail(r, "crash", ext->name, "%s", msg);
     }
     mp_buf_free(&b);

@@ -157,6 +157,33 @@ static uint64_t case_at(const mp_harness_options *h, uint64_t j) {
     return h->shards ? h->shard + j * h->shards : j;
 }
 
+/* A signal to the harness (SIGTERM, SIGINT, SIGHUP) while cases run: each
+ * running case is told (SIGTERM: its external planner's group is killed
+ * and its temporary graph removed, external.c) and waited for, then the
+ * harness dies of the signal as it would have.  The slots in use now: */
+static slot *volatile live_slots;
+static volatile uint32_t live_jobs;
+static const int STOP_SIGNALS[] = {SIGTERM, SIGINT, SIGHUP};
+#define N_STOP_SIGNALS (sizeof STOP_SIGNALS / sizeof *STOP_SIGNALS)
+
+static void on_stop(int sig) {
+    slot *sl = live_slots;
+    for (uint32_t k = 0; sl && k < live_jobs; k++)
+        if (sl[k].pid > 0) kill(sl[k].pid, SIGTERM);
+    for (uint32_t k = 0; sl && k < live_jobs; k++)
+        if (sl[k].pid > 0) waitpid(sl[k].pid, NULL, 0);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void stop_signals(void (*handler)(int), struct sigaction *old) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++) sigaction(STOP_SIGNALS[i], &sa, old ? &old[i] : NULL);
+}
+
 /* Case i into results[j]. */
 static int spawn(const mp_harness_options *h, uint64_t i, uint64_t j, slot *s) {
     int fds[2];
@@ -170,6 +197,7 @@ static int spawn(const mp_harness_options *h, uint64_t i, uint64_t j, slot *s) {
     }
     if (pid == 0) {
         close(fds[0]);
+        stop_signals(SIG_DFL, NULL); /* the parent's handler is the parent's */
         mp_check_result r;
         run_case(h, i, &r);
         _exit(write_all(fds[1], &r, sizeof r) ? 0 : 1);
@@ -228,12 +256,26 @@ static bool still_fails(const char *text, size_t len, void *ctx) {
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-static void save(const char *dir, const char *name, const char *ext, const char *data) {
+/* One file of a reproducer; false (and a message) when it was not
+ * written. */
+static bool save(const char *dir, const char *name, const char *ext, const char *data) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
     mp_err err;
-    if (mp_write_file_atomic(path, data, strlen(data), &err))
-        fprintf(stderr, "memplan harness: %s\n", err.msg);
+    if (mp_write_file_atomic(path, data, strlen(data), &err) == MP_OK) return true;
+    fprintf(stderr, "memplan harness: %s\n", err.msg);
+    return false;
+}
+
+/* COMMAND as one word of sh: in single quotes, each ' as '\'' (the
+ * reproducer's line runs exactly what the harness ran). */
+static void shell_quote(const char *s, mp_buf *b) {
+    mp_buf_put(b, "'", 1);
+    for (; *s; s++) {
+        if (*s == '\'') mp_buf_puts(b, "'\\''");
+        else mp_buf_put(b, s, 1);
+    }
+    mp_buf_put(b, "'", 1);
 }
 
 static const mp_external_planner *external_named(const mp_harness_options *h, const char *name) {
@@ -245,13 +287,14 @@ static const mp_external_planner *external_named(const mp_harness_options *h, co
 /* The failing plan itself, when there is one: the table's planner run
  * again, or the external command's output on the (shrunk) graph. */
 static void save_plan(const mp_harness_options *h, const mp_options *opts, const char *algo, const char *graph,
-                      const char *name) {
+                      const char *name, bool timed_out) {
     const mp_external_planner *ext = external_named(h, algo);
     mp_buf pb;
     mp_buf_init(&pb);
-    if (ext) {
+    if (ext) { /* a command that timed out is not run again: it would cost the whole limit for no plan */
         int st;
-        if (mp_run_external(graph, strlen(graph), opts, ext, external_timeout(h), &pb, &st) && pb.len)
+        if (!timed_out && mp_run_external(graph, strlen(graph), opts, ext, external_timeout(h), &pb, &st) &&
+            pb.len)
             save(h->failures_dir, name, ".mpp", pb.data);
         mp_buf_free(&pb);
         return;
@@ -292,22 +335,34 @@ static void write_repro(const mp_harness_options *h, uint64_t i, const mp_check_
     case_label(h->seed, i, &g, &rp.o, id, sizeof id, opts, sizeof opts);
     snprintf(name, sizeof name, "%s-%s%s%s", id, r->kind, r->algo[0] ? "-" : "", r->algo);
     mp_options_to_args(&rp.o, args, sizeof args);
-    save(h->failures_dir, name, ".mpg", graph);
+    bool saved = save(h->failures_dir, name, ".mpg", graph);
     const mp_external_planner *ext = external_named(h, r->algo);
-    char info[4096], how[2048];
-    if (ext) /* the command as the harness ran it */
-        snprintf(how, sizeof how, "sh -c '%s \"$@\"' sh %s %s/%s.mpg", ext->command, args, h->failures_dir, name);
-    else
-        snprintf(how, sizeof how, "memplan plan %s%s%s %s/%s.mpg", args, r->algo[0] ? " --algo " : "", r->algo,
-                 h->failures_dir, name);
-    snprintf(info, sizeof info, "failure: %s%s%s\ncase: %s (%s)\nreproduce: %s\n\n%s\n", r->kind,
-             r->algo[0] ? " with " : "", r->algo, id, opts, how, r->message);
-    save(h->failures_dir, name, ".txt", info);
+    mp_buf how, info;
+    mp_buf_init(&how);
+    mp_buf_init(&info);
+    if (ext) { /* the command as the harness ran it */
+        mp_buf script;
+        mp_buf_init(&script);
+        mp_buf_printf(&script, "%s \"$@\"", ext->command);
+        mp_buf_puts(&how, "sh -c ");
+        shell_quote(script.data, &how);
+        mp_buf_printf(&how, " sh %s %s/%s.mpg", args, h->failures_dir, name);
+        mp_buf_free(&script);
+    } else {
+        mp_buf_printf(&how, "memplan plan %s%s%s %s/%s.mpg", args, r->algo[0] ? " --algo " : "", r->algo,
+                      h->failures_dir, name);
+    }
+    mp_buf_printf(&info, "failure: %s%s%s\ncase: %s (%s)\nreproduce: %s\n\n%s\n", r->kind,
+                  r->algo[0] ? " with " : "", r->algo, id, opts, how.data, r->message);
+    saved = saved && save(h->failures_dir, name, ".txt", info.data);
     char argline[300];
     snprintf(argline, sizeof argline, "%s%s%s\n", args, r->algo[0] && !ext ? " --algo " : "", ext ? "" : r->algo);
-    save(h->failures_dir, name, ".args", argline);
-    save_plan(h, &rp.o, r->algo, graph, name);
-    fprintf(stderr, "memplan harness: %s: %s -> %s/%s.mpg\n", id, r->kind, h->failures_dir, name);
+    saved = saved && save(h->failures_dir, name, ".args", argline);
+    if (saved) save_plan(h, &rp.o, r->algo, graph, name, hang);
+    if (saved) fprintf(stderr, "memplan harness: %s: %s -> %s/%s.mpg\n", id, r->kind, h->failures_dir, name);
+    else fprintf(stderr, "memplan harness: %s: %s; its reproducer was not written (above)\n", id, r->kind);
+    mp_buf_free(&how);
+    mp_buf_free(&info);
     mp_xfree(text);
     mp_buf_free(&b);
 }
@@ -383,6 +438,10 @@ static int run_cases(const mp_harness_options *h, mp_check_result *results, doub
     slot *slots = mp_xcalloc(jobs, sizeof *slots);
     uint64_t next_j = 0, done = 0, running = 0, failures = 0, n = n_cases(h);
     int rc = MP_OK;
+    struct sigaction old[N_STOP_SIGNALS];
+    live_jobs = jobs;
+    live_slots = slots;
+    stop_signals(on_stop, old);
     while (done < n && rc == MP_OK) {
         while (running < jobs && next_j < n) {
             slot *s = NULL;
@@ -410,6 +469,8 @@ static int run_cases(const mp_harness_options *h, mp_check_result *results, doub
             waitpid(slots[k].pid, NULL, 0);
             close(slots[k].fd);
         }
+    for (size_t i = 0; i < N_STOP_SIGNALS; i++) sigaction(STOP_SIGNALS[i], &old[i], NULL);
+    live_slots = NULL;
     mp_xfree(slots);
     return rc;
 }
