@@ -32,8 +32,11 @@
 #include <malloc.h> /* mallopt */
 #endif
 
-/* In the restarted process: the caller's GLIBC_TUNABLES, "=" and its value
- * when it had one, empty when it had none. */
+/* In the restarted process: its pid (an exec keeps it: a variable of this
+ * name that the caller set, or that a parent memplan passed on, names
+ * another process and is not taken for a restart), then the caller's
+ * GLIBC_TUNABLES, "=" and its value when it had one, nothing when it had
+ * none. */
 #define TUNE_WAS "MEMPLAN_GLIBC_TUNABLES_WAS"
 #define TUNE_HUGE "glibc.malloc.hugetlb"
 
@@ -64,6 +67,15 @@ static bool interposed(void) {
     return (pre && *pre) || (audit && *audit);
 }
 
+/* The caller's part of TUNE_WAS when it is this process's own (its pid
+ * leads), else NULL. */
+static const char *restarted_from(const char *was) {
+    if (!was) return NULL;
+    char *end;
+    long pid = strtol(was, &end, 10);
+    return end != was && pid == (long)getpid() && (*end == '=' || *end == 0) ? end : NULL;
+}
+
 /* GLIBC_TUNABLES as the caller set it (the restarted process). */
 static void restore_caller_env(const char *was) {
     if (*was == '=') setenv("GLIBC_TUNABLES", was + 1, 1);
@@ -78,20 +90,21 @@ static void restart_with_huge_heap(char **argv) {
     if (interposed()) return;
     if (!huge_pages_on_request()) return;
     char was[4096], now[4096 + 32];
-    int n = snprintf(was, sizeof was, "%s%s", cur ? "=" : "", cur ? cur : "");
+    int n = snprintf(was, sizeof was, "%ld%s%s", (long)getpid(), cur ? "=" : "", cur ? cur : "");
     int m = snprintf(now, sizeof now, "%s%s" TUNE_HUGE "=1", cur ? cur : "", cur && *cur ? ":" : "");
     if (n < 0 || (size_t)n >= sizeof was || m < 0 || (size_t)m >= sizeof now) return;
+    const char *caller = was + strcspn(was, "=");
     if (setenv(TUNE_WAS, was, 1) || setenv("GLIBC_TUNABLES", now, 1)) {
-        restore_caller_env(was);
+        restore_caller_env(caller);
         return;
     }
     execv("/proc/self/exe", argv);
-    restore_caller_env(was); /* no /proc, or no exec: run as we are */
+    restore_caller_env(caller); /* no /proc, or no exec: run as we are */
 }
 
 void mp_cli_tune_process(char **argv) {
 #if defined(__GLIBC__) && defined(__linux__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
-    const char *was = getenv(TUNE_WAS);
+    const char *was = restarted_from(getenv(TUNE_WAS));
     if (was) restore_caller_env(was);
     else restart_with_huge_heap(argv);
 #else

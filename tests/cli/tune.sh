@@ -33,14 +33,19 @@ nm "$M" 2>/dev/null | grep -q __asan_init && glibc_heap=0
 if grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
     # no GLIBC_TUNABLES: restarted, noting that the caller had none
     start_waiting -u GLIBC_TUNABLES
-    started_with 'MEMPLAN_GLIBC_TUNABLES_WAS=' && ok || bad "not restarted, or the caller's unset GLIBC_TUNABLES not noted"
+    started_with "MEMPLAN_GLIBC_TUNABLES_WAS=$pid" && ok || bad "not restarted, or the caller's unset GLIBC_TUNABLES not noted"
     if [ $glibc_heap = 1 ]; then heap_flags | grep -qw hg && ok || bad "the heap is not on huge pages: $(heap_flags)"; fi
     stop_waiting
     # the caller's tunables kept (glibc rewrites the variable in place, so
     # environ shows what memplan saved, and the heap that the tunable
     # took effect)
     start_waiting GLIBC_TUNABLES=glibc.malloc.perturb=0
-    started_with 'MEMPLAN_GLIBC_TUNABLES_WAS==glibc.malloc.perturb=0' && ok || bad "the caller's value not saved"
+    started_with "MEMPLAN_GLIBC_TUNABLES_WAS=$pid=glibc.malloc.perturb=0" && ok || bad "the caller's value not saved"
+    stop_waiting
+    # the variable in the caller's environment (forged, or a parent
+    # memplan's) is not taken for a restart of this process (issue 45, B25)
+    start_waiting -u GLIBC_TUNABLES MEMPLAN_GLIBC_TUNABLES_WAS==glibc.malloc.perturb=0
+    started_with "MEMPLAN_GLIBC_TUNABLES_WAS=$pid" && ok || bad "a caller's MEMPLAN_GLIBC_TUNABLES_WAS taken for a restart"
     if [ $glibc_heap = 1 ]; then heap_flags | grep -qw hg && ok || bad "hugetlb=1 not added: $(heap_flags)"; fi
     stop_waiting
     # the caller's choice stands: no restart
@@ -74,5 +79,11 @@ expect_rc 0 env GLIBC_TUNABLES=glibc.malloc.perturb=0 "$M" harness --seed 1 --co
     --failures "$T/fb" --planner dump="$T/envdump.sh"
 [ "$(cat "$T"/env.* | grep '^GLIBC_TUNABLES=\|^MEMPLAN_GLIBC' | sort -u)" = "GLIBC_TUNABLES=glibc.malloc.perturb=0" ] && ok ||
     bad "an external planner saw: $(cat "$T"/env.* | grep '^GLIBC_TUNABLES=\|^MEMPLAN_GLIBC' | sort -u)"
+# B25: a caller's MEMPLAN_GLIBC_TUNABLES_WAS does not become the
+# GLIBC_TUNABLES of what memplan runs
+rm -f "$T"/env.*
+expect_rc 0 env -u GLIBC_TUNABLES MEMPLAN_GLIBC_TUNABLES_WAS==glibc.malloc.perturb=0 "$M" harness --seed 1 --count 2 \
+    --quiet --db "$T/c.db" --failures "$T/fc" --planner dump="$T/envdump.sh"
+cat "$T"/env.* 2>/dev/null | grep -q '^GLIBC_TUNABLES=' && bad "B25: a forged variable set GLIBC_TUNABLES: $(cat "$T"/env.* | grep '^GLIBC_TUNABLES=' | sort -u)" || ok
 echo "tune: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
