@@ -141,6 +141,8 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     if (pa->summary && !*pa->summary) return mp_usage_error(a.cmd, "empty --summary file name");
     if (pa->summary && !strcmp(pa->summary, "-") && !strcmp(pa->out, "-"))
         return mp_usage_error(a.cmd, "--summary - and the plan both on stdout: give the plan -o FILE");
+    if (pa->summary && mp_same_output(pa->summary, pa->out)) /* one would overwrite the other */
+        return mp_usage_error(a.cmd, "--summary %s and -o %s are one file: write them to two", pa->summary, pa->out);
     /* --et-exact reproduces ExecuTorch, whose default algorithm is greedy */
     if (pa->opts.et_exact && !algo_given) pa->opts.algo = MP_ALGO_GREEDY;
     uint32_t caps = mp_planner_get(pa->opts.algo)->caps;

@@ -6,11 +6,15 @@
  * owner; a symbolic link's target, the link left a link; a device, FIFO or
  * socket (/dev/null, a pipe) in place; "-" is standard output; a path
  * that is one of the command's inputs is refused. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "internal.h"
 #include "memplan_tools.h" /* mp_out */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,6 +65,41 @@ static int open_in_place(mp_out *o, mp_err *err) {
     return MP_OK;
 }
 
+/* ---------------------------------------- temporaries a signal removes
+ *
+ * The temporaries open now, for mp_out_remove_temporaries: a command
+ * stopped by SIGTERM, SIGINT or SIGHUP while it writes (a 10^7-tensor
+ * plan is 0.7 GB) leaves no OUT.tmp.XXXXXX behind (cli/main.c installs
+ * the handler).  A fixed table claimed with atomics, so that the handler
+ * reads it safely; an output that finds it full is written as before,
+ * without that clean-up. */
+#define TEMPS 8
+static char temp_paths[TEMPS][4200];
+static atomic_int temp_used[TEMPS]; /* 0 free, 1 claimed, 2 its path is there */
+
+static int claim_temp(const char *path) {
+    for (int i = 0; i < TEMPS; i++) {
+        int free_slot = 0;
+        if (strlen(path) >= sizeof temp_paths[i] ||
+            !atomic_compare_exchange_strong(&temp_used[i], &free_slot, 1))
+            continue;
+        memcpy(temp_paths[i], path, strlen(path) + 1);
+        atomic_store(&temp_used[i], 2);
+        return i;
+    }
+    return -1;
+}
+
+static void release_temp(int i) {
+    if (i >= 0) atomic_store(&temp_used[i], 0);
+}
+
+/* Async-signal-safe: unlink every temporary open now. */
+void mp_out_remove_temporaries(void) {
+    for (int i = 0; i < TEMPS; i++)
+        if (atomic_load(&temp_used[i]) == 2) unlink(temp_paths[i]);
+}
+
 static int open_temporary(mp_out *o, mp_err *err) {
     size_t plen = strlen(o->path);
     o->tmp = mp_try_realloc(NULL, plen + 16); /* outside a guard too: no abort */
@@ -68,6 +107,7 @@ static int open_temporary(mp_out *o, mp_err *err) {
     memcpy(o->tmp, o->path, plen);
     memcpy(o->tmp + plen, ".tmp.XXXXXX", 12);
     o->fd = mkstemp(o->tmp);
+    o->temp_slot = o->fd >= 0 ? claim_temp(o->tmp) : -1;
     if (o->fd < 0) {
         int e = errno;
         mp_xfree(o->tmp);
@@ -79,6 +119,7 @@ static int open_temporary(mp_out *o, mp_err *err) {
 
 int mp_out_open(mp_out *o, const char *path, const char *const *inputs, size_t n_inputs, mp_err *err) {
     memset(o, 0, sizeof *o);
+    o->temp_slot = -1;
     o->fd = -1;
     o->ok = true;
     if (strcmp(path, "-") == 0) {
@@ -114,12 +155,13 @@ bool mp_out_write(mp_out *o, const char *data, size_t len) {
 
 bool mp_out_sink(const char *data, size_t len, void *ctx) { return mp_out_write(ctx, data, len); }
 
-/* The temporary's mode and owner, then its rename over the path. */
+/* The temporary's owner, then its mode (in that order: a change of owner
+ * clears the setuid and setgid bits), then its rename over the path. */
 static bool commit_temporary(mp_out *o) {
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(o->fd, o->has_old ? (mode_t)o->old_mode & 07777 : 0666 & ~mask) != 0) return false;
     if (o->has_old && geteuid() == 0 && fchown(o->fd, (uid_t)o->old_uid, (gid_t)o->old_gid) != 0) return false;
+    if (fchmod(o->fd, o->has_old ? (mode_t)o->old_mode & 07777 : 0666 & ~mask) != 0) return false;
     return true;
 }
 
@@ -137,11 +179,38 @@ int mp_out_close(mp_out *o, bool keep, mp_err *err) {
     if (o->tmp) {
         if (ok && keep && rename(o->tmp, o->path) != 0) ok = false, e = errno;
         if (!ok || !keep) unlink(o->tmp);
+        release_temp(o->temp_slot);
         mp_xfree(o->tmp);
         o->tmp = NULL;
     }
     if (!keep) return MP_OK;
     return ok ? MP_OK : mp_err_set(err, MP_EIO, "%s: write failed: %s", o->path, strerror(e));
+}
+
+/* The file a path would write: the same as another output's?  By name
+ * once links are followed, or by inode where both exist. */
+bool mp_same_output(const char *a, const char *b) {
+    if (strcmp(a, b) == 0) return true;
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return false;
+    char ra[4096], rb[4096];
+    mp_err err;
+    if (resolve_links(a, ra, sizeof ra, &err) || resolve_links(b, rb, sizeof rb, &err)) return false;
+    struct stat sa, sb;
+    if (stat(ra, &sa) == 0 && stat(rb, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *da = realpath(ra, NULL), *db = realpath(rb, NULL); /* one is new: its folder's path and its name */
+    bool same = strcmp(ra, rb) == 0 || (da && db && strcmp(da, db) == 0);
+    free(da);
+    free(db);
+    if (same) return true;
+    const char *na = strrchr(ra, '/'), *nb = strrchr(rb, '/');
+    char pa[4096], pb[4096];
+    snprintf(pa, sizeof pa, "%.*s", na ? (int)(na - ra + 1) : 2, na ? ra : "./");
+    snprintf(pb, sizeof pb, "%.*s", nb ? (int)(nb - rb + 1) : 2, nb ? rb : "./");
+    da = realpath(pa, NULL), db = realpath(pb, NULL);
+    same = da && db && strcmp(da, db) == 0 && strcmp(na ? na + 1 : ra, nb ? nb + 1 : rb) == 0;
+    free(da);
+    free(db);
+    return same;
 }
 
 int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,

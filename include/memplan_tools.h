@@ -398,6 +398,7 @@ typedef struct mp_out {
     bool is_stdout, has_old, ok;
     unsigned old_mode, old_uid, old_gid;
     int error; /* errno of the first failed write */
+    int temp_slot; /* its place among the temporaries a signal removes, or -1 */
 } mp_out;
 int mp_out_open(mp_out *o, const char *path, const char *const *inputs, size_t n_inputs, mp_err *err);
 /* Every byte of data to fd (EINTR retried); false with errno set. */
@@ -407,6 +408,13 @@ bool mp_out_write(mp_out *o, const char *data, size_t len);
  * plan writer's pieces. */
 bool mp_out_sink(const char *data, size_t len, void *ctx);
 int mp_out_close(mp_out *o, bool keep, mp_err *err);
+/* Remove every temporary an mp_out has open now: for a signal handler
+ * (async-signal-safe; the command installs it, cli/main.c). */
+void mp_out_remove_temporaries(void);
+/* Whether two output paths name one file (links followed; a new file by
+ * its folder and name): two outputs of one command on one path are
+ * refused, as an output that is an input is. */
+bool mp_same_output(const char *a, const char *b);
 int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
                     size_t n_inputs, mp_err *err);
 /* A writer's text in b (mp_buf), to path as mp_write_output does, only when

@@ -126,5 +126,45 @@ grep -q "no metrics database at $T/none.db; run \`memplan harness --db" "$T/err"
 # a folder is no output
 expect_rc 4 "$M" plan -o "$T" "$G"
 
+# B16: setuid and setgid bits are kept (1.8.0 changed the owner after the
+# mode, and the change of owner cleared them)
+if [ "$(id -u)" = 0 ]; then
+    for m in 4755 2755 6750; do
+        printf 'old\n' >"$T/suid"
+        chown 65534:65534 "$T/suid"
+        chmod $m "$T/suid"
+        "$M" plan -o "$T/suid" "$G" >/dev/null 2>&1
+        [ "$(stat -c %a "$T/suid")" = $m ] && ok || bad "B16: mode $m became $(stat -c %a "$T/suid")"
+    done
+fi
+
+# B17: the plan and its summary on one path are refused (one would
+# overwrite the other), by name, through a link, or as ./name
+for pair in "s.txt s.txt" "s.txt ./s.txt" "s.txt link.txt"; do
+    rm -f "$T/s.txt" "$T/link.txt"
+    ln -s s.txt "$T/link.txt"
+    set -- $pair
+    expect_rc 2 sh -c "cd '$T' && '$(cd "$(dirname "$M")" && pwd)/$(basename "$M")' plan --summary $1 -o $2 '$(pwd)/$G'"
+    grep -q "one file" "$T/err" && [ ! -e "$T/s.txt" ] && ok || bad "B17 --summary $1 -o $2: $(cat "$T/err")"
+done
+
+# B18: a command stopped while it writes leaves no temporary beside its
+# output
+"$M" gen --seed 5 --tensors 1000000 --profile transformer -o "$T/huge.mpg"
+mkdir "$T/sig"
+# (SIGINT the same way, but a background job of sh ignores it: not here)
+for s in TERM HUP; do
+    "$M" plan --algo naive -o "$T/sig/p.mpp" "$T/huge.mpg" >/dev/null 2>&1 &
+    p=$!
+    i=0
+    while ! ls "$T/sig" | grep -q '\.tmp\.' && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+    kill -$s $p
+    wait $p
+    rc=$?
+    [ $rc -gt 128 ] && ok || bad "B18: the plan ended (exit $rc) before SIG$s reached it"
+    [ -z "$(ls "$T/sig")" ] && ok || bad "B18: SIG$s left $(ls "$T/sig")"
+    rm -f "$T/sig"/*
+done
+
 echo "outputs: $pass passed, $fail failed"
 [ "$fail" = 0 ]
