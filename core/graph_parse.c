@@ -634,20 +634,39 @@ static int open_graph(parser *p, mp_tok *tk, int nt) {
     return MP_OK;
 }
 
-static int line_tokens(const char *s, const char *e, mp_tok *tk, int *nt) {
+/* The fields of a line into tk (room for max); -1 when there are more.
+ * With tk NULL, only counts them. */
+static int line_tokens(const char *s, const char *e, mp_tok *tk, int max, int *nt) {
     int n = 0;
     while (s < e) {
         while (s < e && (*s == ' ' || *s == '\t')) s++;
         if (s == e || *s == '#') break;
         const char *b = s;
         while (s < e && *s != ' ' && *s != '\t' && *s != '#') s++;
-        if (n == MAX_TOKENS) return -1;
-        tk[n].s = b;
-        tk[n].n = (size_t)(s - b);
+        if (tk && n == max) return -1;
+        if (tk) tk[n] = (mp_tok){b, (size_t)(s - b)};
+        if (n == INT32_MAX) return -1;
         n++;
     }
     *nt = n;
     return 0;
+}
+
+static int parse_line(parser *p, mp_tok *tk, int nt, bool *have_header);
+
+/* One line: its fields, then what it says.  Every line has at most
+ * MAX_TOKENS fields but the entry line, which names every method (issue
+ * 45, B23: 1.8.0 took at most 31): its fields go to the arena. */
+static int one_line(parser *p, const char *s, const char *e, mp_tok *tk, bool *have_header) {
+    int nt = 0;
+    if (memchr(s, 0, (size_t)(e - s))) return fail(p, "NUL byte in the file");
+    if (line_tokens(s, e, tk, MAX_TOKENS, &nt) == 0) return nt ? parse_line(p, tk, nt, have_header) : MP_OK;
+    if (!mp_tok_is(tk[0], "entry"))
+        return fail(p, "too many fields on one line (at most %d; an entry line may have more)", MAX_TOKENS);
+    if (line_tokens(s, e, NULL, 0, &nt)) return fail(p, "too many fields on one line");
+    mp_tok *many = mp_arena_alloc(p->arena, (size_t)nt * sizeof *many);
+    line_tokens(s, e, many, nt, &nt);
+    return parse_line(p, many, nt, have_header);
 }
 
 /* `banks NAME=SIZE ...`: the memory map, once, before the first graph. */
@@ -828,12 +847,7 @@ static mp_program *graph_parse(mp_lines *L, const char *filename, mp_err *err) {
     mp_tok tk[MAX_TOKENS];
     while (rc == MP_OK && mp_lines_next(L, &s, &e)) {
         p.line++;
-        int nt = 0;
-        if (memchr(s, 0, (size_t)(e - s))) rc = fail(&p, "NUL byte in the file");
-        else if (line_tokens(s, e, tk, &nt))
-            rc = fail(&p, "too many fields on one line (at most %d)", MAX_TOKENS);
-        else if (nt)
-            rc = parse_line(&p, tk, nt, &have_header);
+        rc = one_line(&p, s, e, tk, &have_header);
     }
     if (rc == MP_OK) rc = mp_lines_error(L, err); /* not read to its end */
     if (rc != MP_OK && rc != MP_ENOMEM && p.cur && !L->read_errno) first_error(&p);

@@ -17,3 +17,22 @@ def check(err, ok):
     """Raise the error in `err` (an _lib.Err) unless `ok`."""
     if not ok:
         raise MemplanError(err.code, err.msg.decode("utf-8", "replace"))
+
+
+U32, U64 = 2 ** 32 - 1, 2 ** 64 - 1
+
+
+def in_range(value, field, high, low=0):
+    """`value` as an int in [low, high], checked before it crosses into C
+    (ctypes would cut it silently: size=2**64+64 was 64 bytes); else
+    ValueError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            if isinstance(value, bool) or int(value) != value:
+                raise ValueError
+            value = int(value)
+        except (TypeError, ValueError):
+            raise ValueError("%s must be a whole number, not %r" % (field, value)) from None
+    if not low <= value <= high:
+        raise ValueError("%s must be from %d to %d, not %d" % (field, low, high, value))
+    return value

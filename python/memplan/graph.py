@@ -4,7 +4,7 @@ import ctypes
 
 from . import _lib
 from ._lib import lib
-from .errors import MemplanError, check
+from .errors import U32, U64, MemplanError, check, in_range
 
 KINDS = ["placeholder", "call", "delegate", "cond", "while", "map", "scan", "output"]
 CONST, MUTABLE, DYNAMIC, SCRATCH, PINNED, SHARED = 1, 2, 4, 8, 16, 32  # SCRATCH: a delegate's scratch= tensor
@@ -21,28 +21,38 @@ def parse_device(dev):
     kind, _, index = (dev or "cpu").partition(":")
     if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
         raise MemplanError(_lib.EFORMAT, "bad device %r (want cpu, cpu:N, cuda or cuda:N)" % dev)
-    return _lib.Device(0 if kind == "cpu" else 1, int(index or 0))
+    return _lib.Device(0 if kind == "cpu" else 1, in_range(int(index or 0), "device index of %r" % dev, U32))
 
 
 class Program:
-    """A parsed or built program (owns the library's mp_program)."""
+    """A parsed or built program (owns the library's mp_program).
+
+    Its lifetime is the binding's to keep: a Plan holds its program, so the
+    program lives as long as any plan of it; close() (or an explicit
+    __del__) frees it only once no plan of it is left, and a freed program
+    raises ValueError where it is used, never reaches the library."""
 
     def __init__(self, handle, filename):
         self._h = handle
+        self._plans = 0  # live plans that point into it
         self.filename = filename
 
-    def __del__(self):
-        if getattr(self, "_h", None):
-            lib.mp_program_free(self._h)
-            self._h = None
+    def close(self):
+        if getattr(self, "_h", None) and not getattr(self, "_plans", 0):
+            h, self._h = self._h, None
+            lib.mp_program_free(h)
+
+    __del__ = close
 
     @property
     def handle(self):
+        if not getattr(self, "_h", None):
+            raise ValueError("memplan: this program was freed (close() or __del__)")
         return self._h
 
     def text(self):
         """The program as .mpg text."""
-        return _lib.take_buf(lambda b: lib.mp_graph_write(self._h, b))
+        return _lib.take_buf(lambda b: lib.mp_graph_write(self.handle, b))
 
     def save(self, path):
         with open(path, "w") as f:
@@ -78,8 +88,10 @@ class GraphBuilder:
         flags = (CONST if const else 0) | (MUTABLE if mutable else 0) | (DYNAMIC if dynamic else 0)
         flags |= SHARED if shared else 0
         flags |= PINNED if at is not None else 0
-        self.tensors.append((name, int(size), parse_device(device), flags, int(mem_id), inplace, view,
-                             int(at or 0)))
+        where = "graph %r, tensor %r: " % (self.name, name)
+        self.tensors.append((name, in_range(size, where + "size", U64), parse_device(device), flags,
+                             in_range(mem_id, where + "mem_id", U32), inplace, view,
+                             in_range(at or 0, where + "at", U64)))
         return name
 
     def node(self, kind, inputs=(), outputs=(), op=None, true=None, false=None, cond=None, body=None,
@@ -89,6 +101,7 @@ class GraphBuilder:
         if kind not in KINDS:
             raise MemplanError(_lib.EFORMAT, "unknown node kind %r (one of %s)" % (kind, ", ".join(KINDS)))
         sub = {"cond": (true, false), "while": (cond, body), "map": (body, None), "scan": (body, None)}
+        scratch = in_range(scratch, "graph %r, node %d: scratch" % (self.name, len(self.nodes)), U64)
         self.nodes.append((KINDS.index(kind), list(inputs), list(outputs), sub.get(kind, (None, None)),
                            backend, op, scratch))
 

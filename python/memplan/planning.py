@@ -5,7 +5,7 @@ from collections import namedtuple
 
 from . import _lib
 from ._lib import lib
-from .errors import MemplanError, check
+from .errors import U32, U64, MemplanError, check, in_range
 
 Allocation = namedtuple("Allocation", "tensor mem_id obj offset size life")
 Finding = namedtuple("Finding", "graph rule kind message tensors")
@@ -41,20 +41,32 @@ class Plan:
 
     def __init__(self, handle, program):
         self._h = handle
-        self.program = program  # kept alive: the plan's names point into it
+        self._program = program  # kept alive: the plan's names point into it
+        program._plans += 1
         p = handle.contents
         self.algo = _s(p.algo_name)
         self.notes = _s(p.notes)
         self.graphs = [GraphPlan(p.graphs[i]) for i in range(p.n_graphs)]
         self.total_bytes = lib.mp_plan_total_bytes(handle)
 
-    def __del__(self):
+    def close(self):
+        """Free the plan (then its program may go)."""
         if getattr(self, "_h", None):
-            lib.mp_plan_free(self._h)
-            self._h = None
+            h, self._h = self._h, None
+            lib.mp_plan_free(h)
+            self._program._plans -= 1
+
+    __del__ = close
+
+    @property
+    def program(self):
+        """The program it plans (read-only: the plan points into it)."""
+        return self._program
 
     @property
     def handle(self):
+        if not getattr(self, "_h", None):
+            raise ValueError("memplan: this plan was freed (close() or __del__)")
         return self._h
 
     @property
@@ -73,7 +85,7 @@ class Plan:
 
     def text(self):
         """The plan as .mpp text."""
-        return _lib.take_buf(lambda b: lib.mp_plan_write(self._h, b))
+        return _lib.take_buf(lambda b: lib.mp_plan_write(self.handle, b))
 
     def save(self, path):
         with open(path, "w") as f:
@@ -83,7 +95,8 @@ class Plan:
         """The plan in another tool's format (bytes): 'minimalloc-csv',
         'json' or 'tflm-offline' (docs/formats.md)."""
         err, rc = _lib.Err(), []
-        data = _lib.take_bytes(lambda b: rc.append(lib.mp_plan_export(self.program.handle, self._h,
+        buffer = in_range(buffer, "buffer", U64)
+        data = _lib.take_bytes(lambda b: rc.append(lib.mp_plan_export(self.program.handle, self.handle,
                                                                        fmt.encode("utf-8"), buffer, b,
                                                                        ctypes.byref(err))))
         check(err, rc[0] == _lib.OK)
@@ -110,13 +123,13 @@ def options(algo="opt", alignment=16, alloc_inputs=True, alloc_outputs=True, all
     index = lib.mp_algo_parse(algo.encode("utf-8"))
     if index < 0:
         raise MemplanError(_lib.EFORMAT, "unknown planner %r (one of %s)" % (algo, ", ".join(n for n, _ in planners())))
-    o.algo, o.alignment = index, alignment
+    o.algo, o.alignment = index, in_range(alignment, "alignment", U32, 1)
     o.alloc_inputs, o.alloc_outputs, o.alloc_mutable = alloc_inputs, alloc_outputs, alloc_mutable
     o.per_device, o.et_exact, o.exact = per_device, et_exact, exact
     if budget_ms is not None:
-        o.budget_ms = budget_ms
+        o.budget_ms = in_range(budget_ms, "budget_ms", U32)
     if exact_ms is not None:
-        o.exact_ms = exact_ms
+        o.exact_ms = in_range(exact_ms, "exact_ms", U32)
     for pr in et_upstream:
         if pr not in UPSTREAM:
             raise MemplanError(_lib.EFORMAT, "no fix of ExecuTorch PR #%s (%s)" % (pr, ", ".join(map(str, UPSTREAM))))

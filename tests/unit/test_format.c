@@ -774,3 +774,27 @@ Test(format, unsigned_integers_are_written_as_printf_writes_them) {
         check_u64(x >> (i % 64));
     }
 }
+
+/* An entry line names every method, however many (issue 45, B23: 1.8.0
+ * took 31, the other lines' field limit, and said "too many fields on one
+ * line"); every other line keeps the limit. */
+Test(format, an_entry_line_names_any_number_of_methods) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, "memplan-graph 1\nentry");
+    for (int i = 0; i < 100; i++) mp_buf_printf(&b, " m%d", i);
+    mp_buf_puts(&b, "\n");
+    for (int i = 0; i < 100; i++)
+        mp_buf_printf(&b, "graph m%d\ntensor x%d %d\nnode placeholder out=x%d\nnode output in=x%d\nend\n", i, i,
+                      4 * (i + 1), i, i);
+    mp_program *p = must_parse(b.data);
+    cr_assert_eq(p->n_entries, 100);
+    mp_options o;
+    mp_options_default(&o);
+    mp_err err;
+    mp_plan *plan = mp_plan_program(p, &o, &err);
+    cr_assert_not_null(plan, "%s", err.msg);
+    mp_plan_free(plan);
+    mp_program_free(p);
+    mp_buf_free(&b);
+}
