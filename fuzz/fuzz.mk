@@ -25,7 +25,7 @@
 # three ways from the one source: libFuzzer, AFL++ (persistent mode through
 # libAFLDriver, plus a CMPLOG build) and fuzz/replay.c (no fuzzer at all).
 
-FUZZ_TARGETS := parse planners plan verify planfile csv baseline shapes store
+FUZZ_TARGETS := parse planners plan verify planfile csv baseline shapes store shard external pyapi
 FUZZ_HDRS := $(wildcard fuzz/*.h)
 # extra sources of a target (besides fuzz/fuzz_<target>.c)
 FUZZ_EXTRA_verify := fuzz/brute.c

@@ -288,6 +288,12 @@ void mp_check_external(const mp_program *p, const char *graph_text, size_t len, 
  * limit and the output cap, *status then its wait status; else *status is
  * one of these.  Caller frees out with mp_buf_free. */
 enum { MP_EXTERNAL_FAILED = -1, MP_EXTERNAL_TIMEOUT = -2, MP_EXTERNAL_TOO_LONG = -3 };
+/* The verdict on what an external planner did: its output (any bytes,
+ * out_len of them) and status (a wait status, or MP_EXTERNAL_* below 0)
+ * as the outcome `out` (timeout, invalid, valid, refused or crash) and a
+ * failure in r; the graph's length sets the output cap. */
+void mp_external_verdict(const mp_program *p, size_t graph_len, const char *output, size_t out_len, int status,
+                         uint32_t timeout_ms, const char *name, mp_check_result *r, mp_algo_outcome *out);
 bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, const mp_external_planner *ext,
                      uint32_t timeout_ms, mp_buf *out, int *status);
 

@@ -7,7 +7,7 @@
 set -u
 B=${BUILD:-build/test}
 pass=0 fail=0
-for t in parse planners plan verify planfile csv baseline shapes store; do
+for t in parse planners plan verify planfile csv baseline shapes store shard external pyapi; do
     d=corpus/$t
     [ -d "$d" ] || continue
     r=$B/fuzz-replay-$t

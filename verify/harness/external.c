@@ -245,36 +245,43 @@ static void judge(const mp_program *p, const char *text, size_t len, const char 
     mp_plan_free(plan);
 }
 
-void mp_check_external(const mp_program *p, const char *graph_text, size_t len, const mp_options *o,
-                       const mp_external_planner *ext, uint32_t timeout_ms, mp_check_result *r, mp_algo_outcome *out) {
+void mp_external_verdict(const mp_program *p, size_t graph_len, const char *output, size_t out_len, int status,
+                         uint32_t timeout_ms, const char *name, mp_check_result *r, mp_algo_outcome *out) {
     memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", ext->name);
-    mp_buf b;
-    mp_buf_init(&b);
-    int st;
-    double t0 = now_ms();
-    bool done = mp_run_external(graph_text, len, o, ext, timeout_ms, &b, &st);
-    out->plan_ms = now_ms() - t0;
+    snprintf(out->name, sizeof out->name, "%s", name);
     char msg[256];
-    if (!done && st == MP_EXTERNAL_TIMEOUT) {
+    bool exited = status >= 0;
+    if (status == MP_EXTERNAL_TIMEOUT) {
         snprintf(out->verify, sizeof out->verify, "timeout");
         snprintf(msg, sizeof msg, "no plan within %u ms: killed", timeout_ms);
-        mp_check_fail(r, "timeout", ext->name, "%s", msg);
-    } else if (!done && st == MP_EXTERNAL_TOO_LONG) {
+        mp_check_fail(r, "timeout", name, "%s", msg);
+    } else if (status == MP_EXTERNAL_TOO_LONG || (exited && out_len > output_cap(graph_len))) {
         snprintf(out->verify, sizeof out->verify, "invalid");
-        mp_check_fail(r, "invalid", ext->name, "the planner wrote more than %zu bytes (8 times the graph's, and "
-                      "64 KiB): killed", output_cap(len));
-    } else if (done && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-        judge(p, b.data ? b.data : "", b.len, ext->name, r, out);
-    } else if (done && WIFEXITED(st) && WEXITSTATUS(st) == MP_EPLAN) {
+        mp_check_fail(r, "invalid", name, "the planner wrote more than %zu bytes (8 times the graph's, and 64 KiB): "
+                      "killed", output_cap(graph_len));
+    } else if (exited && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        judge(p, output ? output : "", output ? out_len : 0, name, r, out);
+    } else if (exited && WIFEXITED(status) && WEXITSTATUS(status) == MP_EPLAN) {
         out->code = MP_EPLAN;
         snprintf(out->verify, sizeof out->verify, "refused");
     } else {
         snprintf(out->verify, sizeof out->verify, "crash");
-        if (done && WIFSIGNALED(st)) snprintf(msg, sizeof msg, "the planner died of signal %d", WTERMSIG(st));
-        else if (done) snprintf(msg, sizeof msg, "the planner exited with status %d", WEXITSTATUS(st));
-        else snprintf(msg, sizeof msg, "the planner could not be started: %s", strerror(errno));
-        mp_check_fail(r, "crash", ext->name, "%s", msg);
+        if (exited && WIFSIGNALED(status)) snprintf(msg, sizeof msg, "the planner died of signal %d", WTERMSIG(status));
+        else if (exited) snprintf(msg, sizeof msg, "the planner exited with status %d", WEXITSTATUS(status));
+        else snprintf(msg, sizeof msg, "the planner could not be started");
+        mp_check_fail(r, "crash", name, "%s", msg);
     }
+}
+
+void mp_check_external(const mp_program *p, const char *graph_text, size_t len, const mp_options *o,
+                       const mp_external_planner *ext, uint32_t timeout_ms, mp_check_result *r, mp_algo_outcome *out) {
+    mp_buf b;
+    mp_buf_init(&b);
+    int st;
+    double t0 = now_ms();
+    mp_run_external(graph_text, len, o, ext, timeout_ms, &b, &st);
+    double ms = now_ms() - t0;
+    mp_external_verdict(p, len, b.data, b.len, st, timeout_ms, ext->name, r, out);
+    out->plan_ms = ms;
     mp_buf_free(&b);
 }
