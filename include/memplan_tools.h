@@ -36,6 +36,11 @@ enum mp_profile {
     MP_PROFILE_MANY_CONDS,    /* conds in a row, each one's result the next one's operand */
     MP_PROFILE_DEEP,          /* conds nested as deep as the planners accept */
     MP_PROFILE_METHODS,       /* two methods (prefill, decode) sharing KV caches (since 1.5) */
+    /* where few are live: quadratic in 1.8.0's greedy, tflm and bestfit (since 1.8.1) */
+    MP_PROFILE_PLAIN_CHAIN,   /* each node reads the one before */
+    MP_PROFILE_INPLACE_PAIRS, /* short in-place families (relu_ after each op) in a chain */
+    MP_PROFILE_FAN_IN,        /* one node reading every other tensor */
+    MP_PROFILE_SCRATCH_CHAIN, /* delegates with scratch memory in a chain */
     MP_N_PROFILES
 };
 

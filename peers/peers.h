@@ -4,6 +4,7 @@
 #ifndef MP_PEERS_H
 #define MP_PEERS_H
 
+#include "gaps.h"
 #include "opt.h"
 
 /* Item indices by size, largest first; equal sizes in index order (the
@@ -12,15 +13,35 @@
  * count written to order (n entries allocated by the caller). */
 uint32_t mp_pr_order_by_size(const pk_item *items, uint32_t n, uint32_t *order);
 
-/* The placed items, by offset (then index): an insertion-sorted array. */
+/* The placed items, indexed by time (placed.c): a segment tree over time
+ * whose nodes list the items covering them, and the items by start. */
 typedef struct pr_placed {
-    uint32_t *v;
-    uint32_t n;
+    const pk_item *items;
+    uint32_t *rs, *re;                /* per item: its start's and end's rank among the times */
+    uint32_t leaves;                  /* a power of two past the last time */
+    uint32_t *node_head;              /* per tree node: its first entry + 1 */
+    uint32_t *ent_item, *ent_next;    /* entries: an item, the next entry + 1 */
+    uint32_t n_ent, cap_ent;
+    uint32_t *start_head, *next_start; /* per time, per item: items by start (+ 1) */
+    uint64_t *start_bits;             /* the times where an item starts */
+    uint32_t *out, *all;              /* a query's answer; every placed item */
+    struct mp_pair *pairs;            /* 2n: the radix sort's of the answer */
+    uint32_t n;                       /* placed so far */
+    uint32_t *fen_start, *fen_end;    /* Fenwick trees: placed items by start, by end */
+    pr_gaps gaps;                     /* the free gaps among all placed items */
+    bool plain;                       /* an item without an interval: scan all */
 } pr_placed;
 
-/* Place the fixed items, start the list; free v with mp_xfree. */
+/* Place the fixed items, start the index; mp_pr_placed_free frees it. */
 void mp_pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n);
 void mp_pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i);
+void mp_pr_placed_free(pr_placed *p);
+/* Whether every placed item's lifetime meets it's (then the scans'
+ * answers come from the gaps). */
+bool mp_pr_all_meet(const pr_placed *p, const pk_item *it);
+/* The placed items whose lifetimes meet it's, by offset then index (the
+ * order the peers' scans take them in): *list, valid until the next call. */
+uint32_t mp_pr_meeting(pr_placed *p, const pk_item *it, const uint32_t **list);
 /* Whether two items are live at once (inclusive lifetimes). */
 static inline bool mp_pr_overlap(const pk_item *a, const pk_item *b) {
     return a->start <= b->end && b->start <= a->end;
@@ -28,11 +49,13 @@ static inline bool mp_pr_overlap(const pk_item *a, const pk_item *b) {
 /* The peak of a layout: the largest offset + size (saturating). */
 uint64_t mp_pr_peak(const pk_item *items, uint32_t n);
 
-/* Where an item goes, given the placed items by offset. */
-typedef uint64_t (*pr_choose)(const pk_item *items, const pr_placed *placed, const pk_item *it);
+/* Where an item goes, given the placed items live with it, by offset. */
+typedef uint64_t (*pr_choose)(const pk_item *items, const uint32_t *meet, uint32_t n, const pk_item *it);
+/* The same answer when every placed item is live with it, from the gaps. */
+typedef uint64_t (*pr_choose_all)(const pr_gaps *gaps, uint64_t size);
 /* The peers' packing: the fixed items first, then the others by size,
  * largest first, each where `choose` puts it.  Returns the peak. */
-uint64_t mp_pr_pack(pk_item *items, uint32_t n, pr_choose choose);
+uint64_t mp_pr_pack(pk_item *items, uint32_t n, pr_choose choose, pr_choose_all choose_all);
 
 /* The peer planners (the planner table's "tflm" and "bestfit") and their
  * packers (pk_packer), which the tests call on item lists directly. */

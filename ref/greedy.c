@@ -14,7 +14,7 @@
  * which is 16 until a planning realigns it (ExecuTorch's TensorSpec
  * starts at 16): a sub-graph planned twice sorts differently the second
  * time, and the reference reproduces that through p->realigned. */
-#include "ref_internal.h"
+#include "greedy_index.h"
 
 #include <stdio.h>
 
@@ -41,6 +41,8 @@ typedef struct gctx {
     uint32_t **pool_objs; /* per pool: sobj indices in creation order */
     uint32_t *pool_n, *pool_cap;
     uint32_t max_pool;
+    gx_index ix;  /* the objects indexed (greedy_index.c) while placing */
+    bool indexed; /* every lifetime an interval: the index answers pick */
     mp_err *err;
 } gctx;
 
@@ -48,8 +50,12 @@ static bool overlap(int32_t s1, int32_t e1, int32_t s2, int32_t e2) {
     return !(e1 < s2 || s1 > e2);
 }
 
-static void obj_add(sobj *o, uint32_t pos) {
+/* Position pos joins object k (its offset in it already set). */
+static void obj_add(gctx *c, uint32_t k, uint32_t pos) {
+    sobj *o = &c->objs[k];
     MP_VEC_PUSH(o->allocs, o->n, o->cap, pos);
+    if (c->indexed)
+        mp_gx_add(&c->ix, k, o->pool, o->idx, o->size, pos, c->ls[pos], c->le[pos], c->off_in_obj[pos], c->size[pos]);
 }
 
 static uint32_t new_obj(gctx *c, uint32_t pool, uint64_t size) {
@@ -67,19 +73,54 @@ static uint32_t new_obj(gctx *c, uint32_t pool, uint64_t size) {
     return k;
 }
 
-/* pick_shared_obj for the spec at position i. */
+/* Position i into object k at offset off. */
+static int put(gctx *c, uint32_t i, uint32_t k, uint64_t off) {
+    c->obj_of[i] = (int32_t)k;
+    c->off_in_obj[i] = off;
+    obj_add(c, k, i);
+    return MP_OK;
+}
+
+/* Whether any allocation of object k is live with position i. */
+static bool meets(const gctx *c, uint32_t k, uint32_t i) {
+    if (c->indexed) return mp_gx_meets(&c->ix, k, c->ls[i], c->le[i]);
+    const sobj *o = &c->objs[k];
+    for (uint32_t a = 0; a < o->n; a++)
+        if (overlap(c->ls[i], c->le[i], c->ls[o->allocs[a]], c->le[o->allocs[a]])) return true;
+    return false;
+}
+
+/* The largest offset + size of object k's allocations live with i; 0: none. */
+static uint64_t top(const gctx *c, uint32_t k, uint32_t i) {
+    if (c->indexed) return mp_gx_top(&c->ix, k, c->ls[i], c->le[i]);
+    const sobj *o = &c->objs[k];
+    uint64_t max_off = 0;
+    for (uint32_t a = 0; a < o->n; a++) {
+        uint32_t j = o->allocs[a];
+        if (!overlap(c->ls[i], c->le[i], c->ls[j], c->le[j])) continue;
+        uint64_t end = c->off_in_obj[j] + c->size[j];
+        if (end > max_off) max_off = end;
+    }
+    return max_off;
+}
+
+/* pick_shared_obj for the spec at position i: the first object none of
+ * whose allocations is live with it (offset 0), else the first with room
+ * above those that are, else a new one.  When every allocation of the
+ * pool is live with it, no object is free and the first with room is the
+ * index's answer (greedy_index.c). */
 static int pick(gctx *c, uint32_t i) {
     uint32_t pool = c->pool[i], np = c->pool_n[pool];
     uint32_t *list = c->pool_objs[pool];
     uint64_t size = c->size[i];
+    if (c->indexed && mp_gx_all_meet(&c->ix, pool, c->ls[i], c->le[i])) {
+        int64_t k = mp_gx_first_room(&c->ix, pool, size);
+        if (k >= 0) return put(c, i, list[k], c->ix.height[list[k]]);
+        np = 0; /* none: a new object */
+    }
     for (uint32_t k = 0; k < np; k++) {
         sobj *o = &c->objs[list[k]];
-        bool free_now = true;
-        for (uint32_t a = 0; a < o->n && free_now; a++) {
-            uint32_t j = o->allocs[a];
-            free_now = !overlap(c->ls[i], c->le[i], c->ls[j], c->le[j]);
-        }
-        if (!free_now) continue;
+        if (meets(c, list[k], i)) continue;
         if (o->size < size) {
             if (c->p->et)
                 return mp_err_set(c->err, MP_EPLAN,
@@ -91,32 +132,13 @@ static int pick(gctx *c, uint32_t i) {
                                   c->p->alignment);
             continue; /* repair D6: a too-small object is no candidate */
         }
-        c->obj_of[i] = (int32_t)list[k];
-        c->off_in_obj[i] = 0;
-        obj_add(o, i);
-        return MP_OK;
+        return put(c, i, list[k], 0);
     }
     for (uint32_t k = 0; k < np; k++) {
-        sobj *o = &c->objs[list[k]];
-        uint64_t max_off = 0;
-        for (uint32_t a = 0; a < o->n; a++) {
-            uint32_t j = o->allocs[a];
-            if (!overlap(c->ls[i], c->le[i], c->ls[j], c->le[j])) continue;
-            uint64_t end = c->off_in_obj[j] + c->size[j];
-            if (end > max_off) max_off = end;
-        }
-        if (max_off > 0 && max_off + size <= o->size) {
-            c->obj_of[i] = (int32_t)list[k];
-            c->off_in_obj[i] = max_off;
-            obj_add(o, i);
-            return MP_OK;
-        }
+        uint64_t max_off = top(c, list[k], i);
+        if (max_off > 0 && max_off + size <= c->objs[list[k]].size) return put(c, i, list[k], max_off);
     }
-    uint32_t k = new_obj(c, pool, size);
-    c->obj_of[i] = (int32_t)k;
-    c->off_in_obj[i] = 0;
-    obj_add(&c->objs[k], i);
-    return MP_OK;
+    return put(c, i, new_obj(c, pool, size), 0);
 }
 
 /* ExecuTorch's _resolve_inplace_specs resolves the deferred specs in
@@ -180,10 +202,7 @@ static int resolve_one(gctx *c, uint32_t i) {
                           (unsigned long long)c->size[b]);
     }
     c->pool[i] = c->pool[b];
-    c->obj_of[i] = c->obj_of[b];
-    c->off_in_obj[i] = c->off_in_obj[b];
-    obj_add(&c->objs[c->obj_of[b]], i);
-    return MP_OK;
+    return put(c, i, (uint32_t)c->obj_of[b], c->off_in_obj[b]);
 }
 
 static int resolve_inplace(gctx *c, const uint32_t *deferred, uint32_t nd) {
@@ -217,6 +236,9 @@ static void reset_objects(gctx *c) {
 
 static int place_all(gctx *c) {
     reset_objects(c);
+    c->indexed = true; /* the index takes intervals: an inverted lifetime is scanned */
+    for (uint32_t i = 0; i < c->n; i++) c->indexed &= c->ls[i] <= c->le[i];
+    if (c->indexed) mp_gx_init(&c->ix, c->n, c->max_pool);
     uint32_t *deferred = mp_xmalloc((c->n + 1) * sizeof *deferred), nd = 0;
     int rc = MP_OK;
     for (uint32_t k = 0; k < c->n && rc == MP_OK; k++) {
@@ -229,6 +251,8 @@ static int place_all(gctx *c) {
     }
     if (rc == MP_OK) rc = resolve_inplace(c, deferred, nd);
     mp_xfree(deferred);
+    if (c->indexed) mp_gx_free(&c->ix);
+    c->indexed = false;
     return rc;
 }
 

@@ -574,6 +574,58 @@ static void body_one_node(gen *G, size_t gi, int32_t x, uint64_t budget, bool de
     mp_xfree(outs);
 }
 
+/* --- the shapes that made ExecuTorch's greedy, TFLite Micro's and XLA's
+ * planners quadratic where few tensors are live (issue 45, B8) --- */
+
+/* A plain chain: each node reads the one before. */
+static void body_plain_chain(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint64_t start = G->tensors;
+    while (G->tensors - start < budget) x = op(G, gi, &x, 1, 64 * (1 + below(&G->r, 64)), "c");
+    offer(GR(gi), x);
+}
+
+/* Short in-place families in a chain: a result, then an in-place op on it
+ * (relu_ after conv), the family read by the next. */
+static void body_inplace_pairs(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint64_t start = G->tensors;
+    while (G->tensors - start < budget) {
+        int32_t a = op(G, gi, &x, 1, 64 * (1 + below(&G->r, 64)), "a");
+        bgraph *g = GR(gi);
+        int32_t t = add_tensor(g, "ip", g->t[a].size, G->devs[0]);
+        g->t[t].inplace = a;
+        g->t[a].base = true;
+        add_node(g, MP_NODE_CALL, &a, 1, &t, 1);
+        G->tensors++;
+        x = t;
+    }
+    offer(GR(gi), x);
+}
+
+/* One node reading n tensors, each made from the input by a node of its
+ * own: all n live until the last node. */
+static void body_fan_in(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint32_t n = budget > UINT32_MAX - 2 ? UINT32_MAX - 2 : (uint32_t)budget;
+    int32_t *ins = mp_xmalloc((n + 1) * sizeof *ins);
+    for (uint32_t i = 0; i < n; i++) ins[i] = op(G, gi, &x, 1, 64 * (1 + below(&G->r, 64)), "f");
+    offer(GR(gi), op(G, gi, ins, n, 64, "all"));
+    mp_xfree(ins);
+}
+
+/* A chain of delegates, each with scratch memory live during it alone. */
+static void body_scratch_chain(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint64_t start = G->tensors;
+    while (G->tensors - start < budget) {
+        bgraph *g = GR(gi);
+        int32_t y = add_tensor(g, "d", 64 * (1 + below(&G->r, 64)), G->devs[0]);
+        add_node(g, MP_NODE_DELEGATE, &x, 1, &y, 1);
+        last_node(g)->backend = BACKENDS[below(&G->r, 5)];
+        last_node(g)->scratch = 64 * (1 + below(&G->r, 256));
+        G->tensors += 2; /* the result and its scratch tensor */
+        x = y;
+    }
+    offer(GR(gi), x);
+}
+
 /* A chain whose tensors go round every pre-assigned pool. */
 static void body_many_pools(gen *G, size_t gi, int32_t x, uint64_t budget) {
     uint64_t start = G->tensors;
@@ -651,6 +703,10 @@ static void gen_profile(gen *G) {
     case MP_PROFILE_WIDE_NODE: body_one_node(G, 0, x, budget, false); break;
     case MP_PROFILE_MANY_CONDS: body_conds(G, 0, x, budget, 1); break;
     case MP_PROFILE_DEEP: body_conds(G, 0, x, budget, budget / 3 < MP_MAX_DEPTH - 1 ? (uint32_t)(budget / 3) + 1 : MP_MAX_DEPTH - 1); break;
+    case MP_PROFILE_PLAIN_CHAIN: body_plain_chain(G, 0, x, budget); break;
+    case MP_PROFILE_INPLACE_PAIRS: body_inplace_pairs(G, 0, x, budget); break;
+    case MP_PROFILE_FAN_IN: body_fan_in(G, 0, x, budget); break;
+    case MP_PROFILE_SCRATCH_CHAIN: body_scratch_chain(G, 0, x, budget); break;
     default: body_transformer(G, 0, x, budget); break;
     }
     finish_outputs(G, 0, 1, false, false);
@@ -701,7 +757,7 @@ static void free_graph(bgraph *g) {
 static const char *const PROFILES[] = {"mixed",        "chain",      "wide",      "encdec",
                                        "transformer",  "inplace-chain", "view-chain",
                                        "many-devices", "many-pools", "wide-node", "many-conds",
-                                       "deep", "methods"};
+                                       "deep", "methods", "plain-chain", "inplace-pairs", "fan-in", "scratch-chain"};
 
 int mp_gen_profile_parse(const char *name) {
     for (int i = 0; i < MP_N_PROFILES; i++)
