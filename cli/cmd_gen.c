@@ -30,7 +30,10 @@ static const char GEN_HELP[] =
     "                    many-pools, wide-node (every tensor out of one node),\n"
     "                    many-conds (each result the next cond's operand),\n"
     "                    deep (conds nested to the planners' limit); methods\n"
-    "                    (prefill and decode sharing KV caches: an entry line)\n"
+    "                    (prefill and decode sharing KV caches: an entry line);\n"
+    "                    few live at once: plain-chain, inplace-pairs (relu_\n"
+    "                    after each op), fan-in (one node reading all others),\n"
+    "                    scratch-chain (delegates with scratch memory)\n"
     "  --pins            pin up to three tensors (at=) in one program in eight,\n"
     "                    as the harness's cases do\n"
     "  -o FILE           write to FILE (default stdout)\n";
