@@ -143,6 +143,17 @@ static int export_plan(const mp_program *prog, const mp_plan *plan, const char *
     bool csv = strcmp(format, "minimalloc-csv") == 0;
     if (!csv && strcmp(format, "tflm-offline") != 0)
         return mp_err_set(err, MP_EFORMAT, "unknown export format '%s' (minimalloc-csv, json, tflm-offline)", format);
+    if (gp->n_buffers < 2) return mp_err_set(err, MP_EFORMAT, "%s: the plan's entry graph has no buffer", format);
+    if (!csv && buffer != 1)
+        return mp_err_set(err, MP_EFORMAT, "tflm-offline: no buffer %llu: TFLite Micro's offline plan is of "
+                          "buffer 1, its one arena", (unsigned long long)buffer);
+    if (buffer < 1 || buffer >= gp->n_buffers)
+        return mp_err_set(err, MP_EFORMAT, "%s: no buffer %llu: the plan's entry graph has buffers 1 to %u (0 "
+                          "holds constants)", format, (unsigned long long)buffer, gp->n_buffers - 1);
+    if (!csv && prog->n_graphs > 1) /* its count covers every subgraph's tensors, in one arena */
+        return mp_err_set(err, MP_EFORMAT, "tflm-offline: the program has %u graphs; TFLite Micro's offline plan "
+                          "gives an offset to every tensor of every subgraph in one arena, and memplan writes it "
+                          "for a program of one graph only (no control flow)", prog->n_graphs);
     int32_t *at = alloc_index(&prog->graphs[0], gp);
     int rc = MP_OK;
     if (csv) csv_rows(&prog->graphs[0], gp, at, buffer, plan->opts.per_device, out);

@@ -194,11 +194,20 @@ def test_export_as_the_command_line_does(tmp_path):
     plan = memplan.plan(prog, algo="greedy")
     path = tmp_path / "m.mpp"
     plan.save(str(path))
-    for fmt in ("minimalloc-csv", "json", "tflm-offline"):
+    for fmt in ("minimalloc-csv", "json"):
         want = subprocess.run([CLI, "export", "--format", fmt, MODEL, str(path)], capture_output=True).stdout
         assert plan.export(fmt) == want, fmt
     with pytest.raises(memplan.MemplanError, match="unknown export format"):
         plan.export("xml")
+    # the model has 4 graphs: TFLite Micro's offline plan would count every
+    # subgraph's tensors (issue 46): refused on both paths, with the reason
+    cli = subprocess.run([CLI, "export", "--format", "tflm-offline", MODEL, str(path)], capture_output=True)
+    assert cli.returncode == 2 and b"has 4 graphs" in cli.stderr
+    with pytest.raises(memplan.MemplanError, match="has 4 graphs"):
+        plan.export("tflm-offline")
+    for fmt, buffer in (("minimalloc-csv", 7), ("tflm-offline", 7)):  # 1.8.0: an empty result
+        with pytest.raises(memplan.MemplanError, match="no buffer 7"):
+            plan.export(fmt, buffer=buffer)
 
 
 def test_upstream_fixes_as_the_command_line_applies_them():

@@ -69,6 +69,18 @@ sed 's/^tensor y 100$/tensor y 100 mem_id=2/' "$T/op.mpg" >"$T/pool.mpg"
 expect_rc 2 "$M" export --format tflm-offline -o "$T/d.bin" "$T/pool.mpg" "$T/pool.mpp"
 grep -q "tensor 'y' is in buffer 2" "$T/err" && ok || bad "tflm pool refusal: $(cat "$T/err")"
 [ ! -e "$T/d.bin" ] && ok || bad "a refused export wrote its output"
+# a buffer the plan does not have, or another than the arena: refused
+# with the range (1.8.0 wrote an empty file, exit 0; issue 46)
+expect_rc 2 "$M" export --format minimalloc-csv --buffer 4 -o "$T/e.csv" "$T/op.mpg" "$T/op.mpp"
+grep -q "no buffer 4: the plan's entry graph has buffers 1 to 1" "$T/err" && [ ! -e "$T/e.csv" ] && ok ||
+    bad "csv --buffer 4: $(cat "$T/err")"
+expect_rc 2 "$M" export --format tflm-offline --buffer 7 -o "$T/e.bin" "$T/op.mpg" "$T/op.mpp"
+grep -q "no buffer 7: TFLite Micro's offline plan is of buffer 1" "$T/err" && ok || bad "tflm --buffer 7: $(cat "$T/err")"
+# several graphs: TFLite Micro counts every subgraph's tensors; refused
+# with the reason (1.8.0 wrote the entry graph's 13 of them)
+"$M" plan -o "$T/model.mpp" corpus/examples/model.mpg
+expect_rc 2 "$M" export --format tflm-offline -o "$T/e.bin" corpus/examples/model.mpg "$T/model.mpp"
+grep -q "the program has 4 graphs" "$T/err" && [ ! -e "$T/e.bin" ] && ok || bad "tflm of 4 graphs: $(cat "$T/err")"
 expect_rc 2 "$M" export --format bogus "$T/op.mpg" "$T/op.mpp"
 expect_rc 2 "$M" export "$T/op.mpg" "$T/op.mpp"
 
