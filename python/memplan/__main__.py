@@ -1,8 +1,10 @@
 """python3 -m memplan export-fx MODEL -o model.mpg [--input-shape 1,3,224,224] [--dtype float32]
 
-MODEL is torchvision:NAME (any torchvision classification model, built
-without downloading weights) or package.module:factory (a callable that
-returns an nn.Module).  The model is traced with torch.fx, run once on a
+MODEL is torchvision:NAME (a torchvision classification model that
+torch.fx can trace, built without downloading weights: 70 of torchvision
+0.14's 80; shufflenet_v2_*, vit_* and maxvit_t have control flow torch.fx
+cannot follow) or package.module:factory (a callable that returns an
+nn.Module).  The model is traced with torch.fx in eval mode, run once on a
 random input of that shape, and written as a memplan graph (.mpg)."""
 import argparse
 import importlib
@@ -34,7 +36,12 @@ def _write(path, text):
         sys.stdout.write(text)
         return
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".memplan-", dir=d)
+    if not os.path.isdir(d):
+        raise SystemExit("memplan export-fx: %s: no folder %s to write it in" % (path, d))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".memplan-", dir=d)
+    except OSError as e:
+        raise SystemExit("memplan export-fx: %s: cannot write: %s" % (path, e.strerror))
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
@@ -63,7 +70,10 @@ def export_fx(argv):
     if not isinstance(dtype, torch.dtype):
         raise SystemExit("memplan export-fx: unknown --dtype %r" % args.dtype)
     x = torch.randn(shape).to(dtype) if dtype.is_floating_point else torch.zeros(shape, dtype=dtype)
-    prog = fx.from_module(_model(args.model), (x,))
+    try:
+        prog = fx.from_module(_model(args.model), (x,))
+    except fx.UntraceableError as e:
+        raise SystemExit("memplan export-fx: %s: %s" % (args.model, e))
     head, _, body = prog.text().partition("\n")
     _write(args.output, "%s\n# %s, input %s %s (python3 -m memplan export-fx)\n%s"
            % (head, args.model, args.input_shape, args.dtype, body))

@@ -7,8 +7,12 @@ storage each one shares.  That decides the program:
 - user inputs are placeholders; parameters and buffers (of get_attr nodes
   and of the modules call_module nodes run) are `const` placeholders;
 - a node's tensor results are its out= (a tuple gives several tensors;
-  getitem picks one and adds no node); results that are not tensors (ints,
-  sizes) are not tensors of the program;
+  getitem of a tuple picks one and adds no node, getitem of a tensor,
+  x[idx] or x[x > 0], is indexing: a node, a copy or a view as the storage
+  says); results that are not tensors (ints, sizes) are not tensors of the
+  program;
+- a buffer the run changes (BatchNorm's running statistics in train mode,
+  an `ema` buffer updated with add_) is `mutable` state, not `const`;
 - a result that shares an input's storage is `inplace=` that input when the
   operation is in-place (relu_, add_, inplace=True modules and functions),
   else `view=` it (view, reshape when it is a view, flatten, transpose,
@@ -83,8 +87,8 @@ class _Recorder(torch.fx.Interpreter):
 
 
 class _Export:
-    def __init__(self, gm, results, graph_name):
-        self.gm, self.results = gm, results
+    def __init__(self, gm, results, graph_name, mutated=frozenset()):
+        self.gm, self.results, self.mutated = gm, results, mutated
         self.b = Builder()
         self.g = self.b.graph(graph_name)
         self.names = {}  # id(tensor) -> its tensor name
@@ -98,9 +102,9 @@ class _Export:
         self.used.add(name)
         return name
 
-    def declare(self, t, base, const=False, inplace=None, view=None):
+    def declare(self, t, base, const=False, inplace=None, view=None, mutable=False):
         name = self.fresh(base)
-        self.g.tensor(name, t.numel() * t.element_size(), const=const, inplace=inplace, view=view)
+        self.g.tensor(name, t.numel() * t.element_size(), const=const, inplace=inplace, view=view, mutable=mutable)
         self.names[id(t)] = name
         s = _storage(t)
         if s is not None and s not in self.owner:
@@ -124,8 +128,11 @@ class _Export:
                         self.const(p, "%s.%s" % (n.target, pname))
 
     def const(self, t, name):
+        """A parameter or buffer: const, or mutable state when the run
+        changed it."""
         if id(t) not in self.names:
-            self.g.node("placeholder", outputs=[self.declare(t, name, const=True)])
+            changed = id(t) in self.mutated
+            self.g.node("placeholder", outputs=[self.declare(t, name, const=not changed, mutable=changed)])
 
     def inputs_of(self, n):
         ins = []
@@ -155,7 +162,8 @@ class _Export:
             base = self.names[id(same[0])] if same else self.owner.get(_storage(t))
             outs.append(self.declare(t, label) if base is None else self.declare(t, label, view=base))
         fresh = [o for o in outs if o not in in_names]
-        if n.op == "call_function" and n.target is operator.getitem:
+        source = self.results.get(n.args[0]) if n.args and isinstance(n.args[0], torch.fx.Node) else None
+        if n.op == "call_function" and n.target is operator.getitem and not isinstance(source, torch.Tensor):
             return  # picks a tensor of a tuple that is already there (or a view of one)
         if fresh:
             self.g.node("call", in_names, fresh, op=op_name(self.gm, n))
@@ -173,16 +181,63 @@ class _Export:
         return self.b
 
 
+def _inputs(example_inputs):
+    """A bare tensor is one input."""
+    if isinstance(example_inputs, torch.Tensor):
+        return (example_inputs,)
+    if not isinstance(example_inputs, (tuple, list)):
+        raise TypeError("memplan.fx: example_inputs is a tensor or a tuple of them, not %s"
+                        % type(example_inputs).__name__)
+    return tuple(example_inputs)
+
+
+def _buffers(gm):
+    """Every buffer the graph module holds (its modules', get_attr's)."""
+    return {id(b): b for b in gm.buffers()}
+
+
 def from_graph_module(gm, example_inputs, graph_name="main"):
     """The memplan Program of an fx GraphModule, from one run on
-    example_inputs (a tuple of tensors)."""
+    example_inputs (a tensor, or a tuple of them).  The run may change the
+    module's buffers (BatchNorm in train mode): they are exported as
+    mutable state and given back their values afterwards."""
+    example_inputs = _inputs(example_inputs)
+    before = {k: b.detach().clone() for k, b in _buffers(gm).items()}
     rec = _Recorder(gm)
-    with torch.no_grad():
-        rec.run(*example_inputs)
-    return _Export(gm, rec.results, graph_name).run().build("<torch.fx>")
+    try:
+        with torch.no_grad():
+            rec.run(*example_inputs)
+        bufs = _buffers(gm)
+        mutated = frozenset(k for k, b in bufs.items() if k in before and not torch.equal(before[k], b))
+    finally:
+        with torch.no_grad():
+            for k, b in _buffers(gm).items():
+                if k in before:
+                    b.copy_(before[k])
+    return _Export(gm, rec.results, graph_name, mutated).run().build("<torch.fx>")
 
 
-def from_module(module, example_inputs, graph_name="main"):
-    """Trace an nn.Module with torch.fx.symbolic_trace, then as above."""
-    gm = torch.fx.symbolic_trace(module.eval())
-    return from_graph_module(gm, example_inputs, graph_name)
+class UntraceableError(Exception):
+    """torch.fx could not trace the model (data-dependent control flow,
+    calls it cannot follow): the message says which model and why."""
+
+
+def from_module(module, example_inputs, graph_name="main", train=False):
+    """Trace an nn.Module with torch.fx.symbolic_trace, then as above, in
+    eval mode (train=True: in train mode).  The module is left as it was:
+    its modes and its buffers' values are given back.  Raises
+    UntraceableError when torch.fx cannot trace it."""
+    modes = [(m, m.training) for m in module.modules()]
+    module.train(train)
+    try:
+        try:
+            gm = torch.fx.symbolic_trace(module)
+        except Exception as e:  # torch.fx raises TraceError, TypeError, NotImplementedError, ...
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise UntraceableError("%s: torch.fx cannot trace it (%s: %s); export a traceable part, or mark the "
+                                   "data-dependent code with torch.fx.wrap" % (type(module).__name__,
+                                                                             type(e).__name__, first)) from e
+        return from_graph_module(gm, example_inputs, graph_name)
+    finally:
+        for m, mode in modes:
+            m.training = mode

@@ -1,6 +1,7 @@
 """Planning and verifying: plan() with any planner of the table, plans read
 from .mpp text, verify() with its violations, warnings and quality."""
 import ctypes
+import os
 from collections import namedtuple
 
 from . import _lib
@@ -151,6 +152,11 @@ def plan(program, algo="opt", **opts):
     exact_ms, banks (a memory map, "sram=256K,dram=64M") and spill_order
     ('value' or 'program').  Raises MemplanError (code 3: the graph
     cannot be planned)."""
+    if isinstance(program, (str, bytes, os.PathLike)):  # a .mpg file's path
+        from .graph import load
+        program = load(os.fsdecode(program))
+    if not hasattr(program, "handle"):
+        raise TypeError("memplan.plan: program is a Program or a .mpg file's path, not %s" % type(program).__name__)
     o = options(algo, **opts)
     err = _lib.Err()
     h = lib.mp_plan_program(program.handle, ctypes.byref(o), ctypes.byref(err))
