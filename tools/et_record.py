@@ -8,7 +8,9 @@ code that runs is that tree's `exir/memory_planning.py`, unmodified:
 `apply_algo` over `MemoryPlanningAlgorithmSuite([greedy])` (or `[naive]`), as
 `MemoryPlanningPass` calls it.  The options are `memplan plan`'s ExecuTorch
 ones (`--algo`, `--alignment`, `--no-alloc-inputs`, `--no-alloc-outputs`,
-`--no-alloc-mutable`, `--per-device`), and the plan is written in memplan's
+`--no-alloc-mutable`, `--per-device`; `--algo memplan:NAME` runs memplan's
+ExecuTorch adapter with planner NAME in its place, and `--verify` runs
+ExecuTorch's own `Verifier` on the result), and the plan is written in memplan's
 `.mpp` form, so that `memplan plan --et-exact` with the same options can be
 compared byte for byte.  corpus/et/ was recorded with it (its README).
 
@@ -350,9 +352,40 @@ class Builder:
 
 # ------------------------------------------------------------- planning --
 
+def algorithm(et, name):
+    """ExecuTorch's greedy or naive, or memplan's adapter (memplan:NAME:
+    python/memplan/executorch.py, planner NAME) in their place."""
+    if name.startswith("memplan:"):
+        import memplan.executorch
+
+        return memplan.executorch.algorithm(name.split(":", 1)[1])
+    return et.greedy if name == "greedy" else et.naive
+
+
+def verify(et, entry, builder, opts):
+    """ExecuTorch's own Verifier on the planned entry graph (as
+    MemoryPlanningPass runs it under DEBUG logging): storage reuse, and the
+    graph's inputs and outputs; a refusal is exit 1 with its message."""
+    import inspect
+
+    kwargs = dict(alloc_graph_input=not opts.no_alloc_inputs, alloc_graph_output=not opts.no_alloc_outputs,
+                  graph_signature=builder.signature())
+    if "alloc_mutable_buffers" in inspect.signature(et.Verifier.__init__).parameters:  # since 2025
+        kwargs["alloc_mutable_buffers"] = not opts.no_alloc_mutable
+    v = et.Verifier(entry, **kwargs)
+    try:
+        pairs = v.verify_storage_reuse()
+        v.verify_graph_input_output()
+    except Exception as e:
+        raise Failure("%s: ExecuTorch's Verifier rejects the plan: %s: %s" % (opts.graph, type(e).__name__,
+                                                                              str(e).splitlines()[0][:300]), 1)
+    print("et_record: %s: ExecuTorch's Verifier accepts the plan (%d pairs share storage)" % (opts.graph, pairs),
+          file=sys.stderr)
+
+
 def plan(et, builder, opts):
     """ExecuTorch's apply_algo on the entry graph, as MemoryPlanningPass runs it."""
-    algo = et.MemoryPlanningAlgorithmSuite(algo_list=[et.greedy if opts.algo == "greedy" else et.naive])
+    algo = et.MemoryPlanningAlgorithmSuite(algo_list=[algorithm(et, opts.algo)])
     entry = builder.module(builder.order[0])
     kwargs = {}
     if opts.per_device:
@@ -363,6 +396,8 @@ def plan(et, builder, opts):
                       alloc_mutable_buffers=not opts.no_alloc_mutable, **kwargs)
     except Exception as e:  # ExecuTorch refuses the graph: memplan's exit 3
         raise Failure("%s: ExecuTorch cannot plan it: %s: %s" % (opts.graph, type(e).__name__, e), 3)
+    if opts.verify:
+        verify(et, entry, builder, opts)
     return entry
 
 
@@ -425,7 +460,9 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--executorch", required=True, metavar="CHECKOUT")
     p.add_argument("--et-exact", action="store_true", help="accepted and ignored (memplan plan's arguments)")
-    p.add_argument("--algo", choices=("greedy", "naive"), default="greedy")
+    p.add_argument("--algo", default="greedy",
+                   help="greedy, naive, or memplan:NAME (memplan's adapter, planner NAME, in ExecuTorch's place)")
+    p.add_argument("--verify", action="store_true", help="then run ExecuTorch's Verifier on the plan (exit 1: rejected)")
     p.add_argument("--alignment", type=int, default=16)
     p.add_argument("--no-alloc-inputs", action="store_true")
     p.add_argument("--no-alloc-outputs", action="store_true")
@@ -440,6 +477,8 @@ def parse_args(argv):
 def main(argv):
     opts = parse_args(argv)
     try:
+        if opts.algo not in ("greedy", "naive") and not opts.algo.startswith("memplan:"):
+            raise Failure("--algo is greedy, naive or memplan:NAME, not %r" % opts.algo, 2)
         if not 1 <= opts.alignment <= 1 << 30:
             raise Failure("--alignment must be 1 to 2^30", 2)
         graphs = read_graphs(opts.graph)

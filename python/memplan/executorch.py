@@ -21,6 +21,8 @@ ExecuTorch installed the result types are stand-ins with the same fields."""
 from dataclasses import dataclass, field
 
 from . import graph, planning
+from ._lib import EPLAN
+from .errors import MemplanError
 
 try:  # the real result types when ExecuTorch is there
     from executorch.exir.memory_planning import MemoryAlgoResult, SpecAllocResult
@@ -51,6 +53,11 @@ def _program(specs, names):
     starts, ends = {}, {}
     for s in specs:
         base = names.get(id(s.inplace_base)) if getattr(s, "inplace_base", None) is not None else None
+        if getattr(s, "inplace_base", None) is not None and base is None:
+            # its base is not planned here (an input with alloc_graph_input off):
+            # `memplan plan --no-alloc-inputs` refuses the same program (exit 3)
+            raise MemplanError(EPLAN, "in-place tensor %s: its base is not planned here (an unplanned graph "
+                               "input?): its bytes would be the base's, which the runtime places" % names[id(s)])
         g.tensor(names[id(s)], s.allocated_memory, mem_id=s.mem_id or 0, inplace=base)
         starts.setdefault(s.lifetime[0], []).append(names[id(s)])
         if s.lifetime[1] > s.lifetime[0]:
@@ -59,6 +66,35 @@ def _program(specs, names):
         g.node("call", ends.get(i, []), starts.get(i, []))
     g.node("output")
     return b.build("<executorch specs>")
+
+
+def storage_groups(placed):
+    """mem_obj_id as ExecuTorch's Verifier means it (verify_storage_reuse):
+    within a mem_id, specs whose bytes overlap carry one id, so each id is
+    a connected group of overlapping byte ranges (memplan's own `obj` is
+    one per in-place family: two families reusing bytes at different
+    times had two ids, and the Verifier raised "Unexpected mem_obj_id
+    mismatch").  placed: [(key, mem_id, offset, size)]; returns {key: id},
+    ids numbered from 0 per mem_id in order of offset.  An empty range
+    overlaps nothing (the Verifier's has_overlap) and is a group of its own."""
+    out = {}
+    by_pool = {}
+    for key, mem_id, offset, size in placed:
+        by_pool.setdefault(mem_id, []).append((offset, size, key))
+    for mem_id in sorted(by_pool):
+        group, end = -1, None
+        for offset, size, key in sorted(by_pool[mem_id], key=lambda x: (x[0], x[1])):
+            if size <= 0:
+                group += 1
+                out[key] = group
+                continue
+            if end is None or offset > end:  # [offset, offset + size - 1] meets nothing before it
+                group += 1
+                end = offset + size - 1
+            else:
+                end = max(end, offset + size - 1)
+            out[key] = group
+    return out
 
 
 def algorithm(name="opt", **options):
@@ -80,11 +116,16 @@ def algorithm(name="opt", **options):
         plan = planning.plan(prog, algo=name, alignment=alignment, **options)
         tensors = plan.tensors
         used = set()
-        for s in specs:
+        placed = []
+        for i, s in enumerate(specs):
             a = tensors[names[id(s)]]
             extra = reserve[a.mem_id] if a.mem_id < len(reserve) else 0
-            result.spec_dict[s] = SpecAllocResult(a.mem_id, a.obj, a.offset + extra)
+            placed.append((i, a.mem_id, a.offset + extra, s.allocated_memory))
             used.add(a.mem_id)
+        groups = storage_groups(placed)
+        for i, s in enumerate(specs):
+            _, mem_id, offset, _ = placed[i]
+            result.spec_dict[s] = SpecAllocResult(mem_id, groups[i], offset)
         sizes = list(plan.buffers) + [0] * max(0, len(reserve) - len(plan.buffers))
         result.bufsizes = [0] + [sizes[m] + (reserve[m] if m < len(reserve) else 0)
                                  + (extra_padding if m in used else 0) for m in range(1, len(sizes))]

@@ -1,5 +1,7 @@
 """memplan.executorch against stand-ins of ExecuTorch's TensorSpec and graph
 module (the fields its algorithms read and write)."""
+import pytest
+
 import memplan.executorch as met
 
 
@@ -89,3 +91,57 @@ def test_inplace_specs_sit_on_their_base():
 def test_no_specs_keeps_the_reservation():
     assert met.algorithm("opt")(16, set(), GraphModule(), None, 0).bufsizes == [0, 0]
     assert met.algorithm("opt")(16, set(), GraphModule([0, 80]), None, 0).bufsizes == [0, 80]
+
+
+def verifier_storage_reuse(specs, result):
+    """ExecuTorch's Verifier.verify_storage_reuse (exir/memory_planning.py
+    at cff6f4dd32), its rule restated: two specs of one mem_id whose bytes
+    overlap must not be live together and must carry one mem_obj_id (an
+    in-place result is not collected: its node is an in-place node)."""
+    for i, a in enumerate(specs):
+        for b in specs[i + 1:]:
+            if a.inplace_base is not None or b.inplace_base is not None:
+                continue
+            ra, rb = result.spec_dict[a], result.spec_dict[b]
+            if ra.mem_id != rb.mem_id or a.allocated_memory <= 0 or b.allocated_memory <= 0:
+                continue
+            if ra.mem_offset + a.allocated_memory - 1 < rb.mem_offset or rb.mem_offset + b.allocated_memory - 1 < ra.mem_offset:
+                continue
+            live = a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
+            assert not live, "storage and lifetime overlap: %s %s" % (a.lifetime, b.lifetime)
+            assert ra.mem_obj_id == rb.mem_obj_id, "mem_obj_id mismatch (issue 46): %d %d" % (ra.mem_obj_id, rb.mem_obj_id)
+
+
+def test_specs_sharing_bytes_carry_one_mem_obj_id():
+    """Two in-place families reusing the same bytes at different times:
+    1.8.0 gave each its own mem_obj_id (memplan's obj), and ExecuTorch's
+    Verifier raised "Unexpected mem_obj_id mismatch"."""
+    a = Spec(512, 0, 1)
+    a2 = Spec(512, 1, 2, inplace_base=a)
+    b = Spec(512, 3, 4)
+    b2 = Spec(512, 4, 5, inplace_base=b)
+    small = Spec(64, 0, 5)
+    specs = [a, a2, b, b2, small] + chain(20)
+    for name in ("opt", "greedy", "tflm", "bestfit"):
+        result = met.algorithm(name)(16, set(specs), GraphModule([0, 32]), None, 0)
+        check_layout(specs, result, 16)
+        verifier_storage_reuse(specs, result)
+        assert result.spec_dict[a].mem_obj_id == result.spec_dict[a2].mem_obj_id
+        if result.spec_dict[a].mem_offset == result.spec_dict[b].mem_offset:  # two families, one place
+            assert result.spec_dict[a].mem_obj_id == result.spec_dict[b].mem_obj_id
+
+
+def test_storage_groups_are_connected_ranges():
+    g = met.storage_groups([("a", 1, 0, 16), ("b", 1, 16, 16), ("c", 1, 8, 16), ("d", 1, 100, 4),
+                            ("e", 2, 0, 4), ("z", 1, 50, 0)])
+    assert g["a"] == g["b"] == g["c"] and len({g["a"], g["d"], g["z"]}) == 3 and g["e"] == 0
+
+
+def test_an_inplace_spec_on_an_unplanned_input_is_refused():
+    """With alloc_graph_input off, ExecuTorch hands no spec for the input:
+    `memplan plan --no-alloc-inputs` refuses such a program (exit 3), and so
+    does the adapter now (1.8.0 planned it on its own)."""
+    base = Spec(256, 0, 1)
+    inplace = Spec(256, 1, 2, inplace_base=base)
+    with pytest.raises(met.MemplanError, match="its base is not planned here"):
+        met.algorithm("opt")(16, {inplace, Spec(64, 0, 2)}, GraphModule(), None, 0)
