@@ -13,8 +13,9 @@ export MEMPLAN_LIBRARY=${MEMPLAN_LIBRARY:-$(pwd)/build/libmemplan.so.1}
 say() { # the verdict of one run, short
     case $1 in
     0) sed -n 's/.*accepts the plan (\([0-9]*\) pairs.*/accepted (\1 pairs share storage)/p' "$2" ;;
-    1) sed -n "s/.*Verifier rejects the plan: [A-Za-z]*: \(Unexpected [a-z_ ]*\).*/rejected: \1/p" "$2" ;;
-    3) echo "refused by apply_algo" ;;
+    1) sed -n "s/.*Verifier rejects the plan: \([A-Za-z]*\): \([A-Za-z_ ]*\).*/rejected (\1: \2)/p" "$2" ;;
+    3) sed -n "s/.*cannot plan it: \([A-Za-z]*\): .*\(bad size\|larger than its base\|not planned\).*/refused (\1: \2)/p" "$2" |
+        grep . || echo "refused by apply_algo" ;;
     *) echo "error $1" ;;
     esac
 }
