@@ -126,23 +126,19 @@ typedef struct draw_call {
     const mp_plan *plan;
     const viz_args *va;
     bool svg;
-    mp_buf *b;
     mp_err *err;
 } draw_call;
 
-static int draw_work(void *ctx) {
+static int draw_work(void *ctx, mp_buf *b) {
     draw_call *c = ctx;
-    return c->svg ? draw_svg(c->prog, c->plan, c->va, c->b, c->err) : mp_viz_trace(c->prog, c->plan, c->b, c->err);
+    return c->svg ? draw_svg(c->prog, c->plan, c->va, b, c->err) : mp_viz_trace(c->prog, c->plan, b, c->err);
 }
 
-/* The picture under the allocation guard: out of memory is exit 4 with
- * nothing written, not an abort (issue 45, B15).  b is empty before; on
- * MP_ENOMEM its block went with the unwind. */
+/* The picture under the allocation guard (mp_guard_text): out of memory
+ * is exit 4 with nothing written, not an abort (issue 45, B15). */
 static int draw(const mp_program *prog, const mp_plan *plan, const viz_args *va, bool svg, mp_buf *b, mp_err *err) {
-    draw_call c = {prog, plan, va, svg, b, err};
-    int rc = mp_guard_run(err, draw_work, &c);
-    if (rc == MP_ENOMEM) mp_buf_init(b);
-    return rc;
+    draw_call c = {prog, plan, va, svg, err};
+    return mp_guard_text(err, draw_work, &c, b);
 }
 
 static int run(int argc, char **argv, bool svg) {

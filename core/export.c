@@ -168,32 +168,19 @@ typedef struct export_call {
     const mp_plan *plan;
     const char *format;
     uint64_t buffer;
-    mp_buf *out;
     mp_err *err;
 } export_call;
 
-static int export_work(void *ctx) {
+static int export_work(void *ctx, mp_buf *out) {
     export_call *c = ctx;
-    return export_plan(c->prog, c->plan, c->format, c->buffer, c->out, c->err);
+    return export_plan(c->prog, c->plan, c->format, c->buffer, out, c->err);
 }
 
-/* Under the allocation guard: out of memory is MP_ENOMEM, not an abort.
- * The text is made in a buffer of the guard's own and appended to the
- * caller's after it returns: a block the caller holds must never be one
- * the guard frees when it unwinds (1.8.0 grew the caller's buffer inside
- * the guard, and its documented mp_buf_free then freed the block again). */
+/* Under the allocation guard, into a buffer of the guard's (mp_guard_text):
+ * out of memory is MP_ENOMEM, not an abort, and out is left as it was. */
 int mp_plan_export(const mp_program *prog, const mp_plan *plan, const char *format, uint64_t buffer, mp_buf *out,
                    mp_err *err) {
     mp_err_clear(err);
-    mp_buf mine;
-    mp_buf_init(&mine);
-    export_call c = {prog, plan, format, buffer, &mine, err};
-    int rc = mp_guard_run(err, export_work, &c);
-    if (rc == MP_ENOMEM) return rc; /* unwound: mine's block went with the guard's */
-    if (rc == MP_OK && mine.len) {
-        mp_buf_put(out, mine.data, mine.len); /* outside the guard: marks out failed */
-        if (out->failed) rc = mp_err_set(err, MP_ENOMEM, "out of memory");
-    }
-    mp_buf_free(&mine);
-    return rc;
+    export_call c = {prog, plan, format, buffer, err};
+    return mp_guard_text(err, export_work, &c, out);
 }

@@ -51,6 +51,10 @@ _Noreturn void mp_out_of_memory(size_t n);
  * point that allocates runs its work through this.  Nested calls run
  * inside the outermost guard. */
 int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx);
+/* work(ctx, b) under the guard into a buffer of its own, then appended to
+ * out: out is untouched when the work fails or runs out of memory. */
+typedef int (*mp_text_work)(void *ctx, mp_buf *b);
+int mp_guard_text(mp_err *err, mp_text_work work, void *ctx, mp_buf *out);
 
 /* --- growable array of T: `T *v; size_t n, cap;` */
 #define MP_VEC_PUSH(v, n, cap, x)                                          \

@@ -808,22 +808,25 @@ Test(library, name_map_reserve_and_hashed_lookups) {
  * and the caller's mp_buf_free freed it again.  (mp_banks_parse allocates
  * nothing.) */
 typedef struct api_fixture {
-    mp_program *prog;
-    mp_plan *plan;
+    mp_program *prog, *chain; /* tflm-offline takes a program of one graph */
+    mp_plan *plan, *chain_plan;
     char *plan_text, path[64];
 } api_fixture;
 
 /* Into an empty buffer (the bug's case: its first block is made inside
  * the guard) and into one that holds a block already. */
 static int api_export(api_fixture *x, const char *format, mp_err *err) {
+    bool one = strcmp(format, "tflm-offline") == 0;
+    const mp_program *p = one ? x->chain : x->prog;
+    const mp_plan *pl = one ? x->chain_plan : x->plan;
     mp_buf b;
     mp_buf_init(&b);
-    int rc = mp_plan_export(x->prog, x->plan, format, 0, &b, err);
+    int rc = mp_plan_export(p, pl, format, 1, &b, err);
     mp_buf_free(&b);
     if (rc != MP_OK) return rc;
     mp_buf_init(&b);
     mp_buf_puts(&b, "kept:");
-    rc = b.failed ? MP_ENOMEM : mp_plan_export(x->prog, x->plan, format, 0, &b, err);
+    rc = b.failed ? MP_ENOMEM : mp_plan_export(p, pl, format, 1, &b, err);
     cr_assert(b.failed || strncmp(b.data, "kept:", 5) == 0, "export lost what the buffer held");
     mp_buf_free(&b);
     return rc;
@@ -915,6 +918,9 @@ Test(library, every_public_call_survives_allocation_failure) {
     mp_err err;
     x.plan = mp_plan_program(x.prog, &o, &err);
     cr_assert_not_null(x.plan, "%s", err.msg);
+    x.chain = must_parse(FIXTURE_CHAIN);
+    x.chain_plan = mp_plan_program(x.chain, &o, &err);
+    cr_assert_not_null(x.chain_plan, "%s", err.msg);
     mp_buf b;
     mp_buf_init(&b);
     mp_plan_write(x.plan, &b);
@@ -934,4 +940,6 @@ Test(library, every_public_call_survives_allocation_failure) {
     mp_buf_free(&b);
     mp_plan_free(x.plan);
     mp_program_free(x.prog);
+    mp_plan_free(x.chain_plan);
+    mp_program_free(x.chain);
 }
