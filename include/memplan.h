@@ -51,7 +51,7 @@ extern "C" {
 
 #define MP_VERSION_MAJOR 1
 #define MP_VERSION_MINOR 8
-#define MP_VERSION_PATCH 0
+#define MP_VERSION_PATCH 1
 /* "MAJOR.MINOR.PATCH" of this header, made from the three numbers above
  * (the one place the version is written). */
 #define MP_VERSION_STR_(x) #x
