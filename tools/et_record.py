@@ -355,6 +355,10 @@ class Builder:
 def algorithm(et, name):
     """ExecuTorch's greedy or naive, or memplan's adapter (memplan:NAME:
     python/memplan/executorch.py, planner NAME) in their place."""
+    if name == "memplan:safe":  # the smallest valid of memplan's opt and greedy and ExecuTorch's greedy
+        import memplan.executorch
+
+        return memplan.executorch.smallest_valid(("opt", "greedy"), others=[et.greedy])
     if name.startswith("memplan:"):
         import memplan.executorch
 
@@ -461,7 +465,8 @@ def parse_args(argv):
     p.add_argument("--executorch", required=True, metavar="CHECKOUT")
     p.add_argument("--et-exact", action="store_true", help="accepted and ignored (memplan plan's arguments)")
     p.add_argument("--algo", default="greedy",
-                   help="greedy, naive, or memplan:NAME (memplan's adapter, planner NAME, in ExecuTorch's place)")
+                   help="greedy, naive, memplan:NAME (memplan's adapter, planner NAME, in ExecuTorch's place) or "
+                        "memplan:safe (the smallest valid of memplan's opt and greedy and ExecuTorch's greedy)")
     p.add_argument("--verify", action="store_true", help="then run ExecuTorch's Verifier on the plan (exit 1: rejected)")
     p.add_argument("--alignment", type=int, default=16)
     p.add_argument("--no-alloc-inputs", action="store_true")

@@ -133,3 +133,68 @@ def algorithm(name="opt", **options):
 
     memplan_algorithm.__name__ = "memplan_" + name
     return memplan_algorithm
+
+
+def _plan_text(specs, names, lives, result, alignment):
+    """An algorithm's result as a .mpp plan of the specs' program."""
+    nbuf = max(len(result.bufsizes), 2)
+    lines = ["memplan-plan 1",
+             "options alignment=%d alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=opt" % alignment,
+             "graph specs", "buffers " + " ".join(str(b) for b in (list(result.bufsizes) + [0] * nbuf)[:nbuf]),
+             "devices " + " ".join(["cpu:0"] * nbuf)]
+    for s in specs:
+        r = result.spec_dict[s]
+        life = lives[names[id(s)]]
+        lines.append("alloc %s mem_id=%d obj=%d offset=%d size=%d life=%d,%d" % (
+            names[id(s)], r.mem_id, r.mem_obj_id or 0, r.mem_offset, s.allocated_memory, life[0], life[1]))
+    return "\n".join(lines + ["end"]) + "\n"
+
+
+def smallest_valid(names=("opt", "greedy"), others=()):
+    """One ExecuTorch memory-planning algorithm that is safe to use alone:
+    it runs memplan's planners `names` and the ExecuTorch algorithms
+    `others` (e.g. exir.memory_planning.greedy) on the same specs, checks
+    every result with memplan's verifier against the specs' program, and
+    returns the smallest result the verifier accepts (its buffer list as
+    long as the longest candidate's).
+
+        MemoryPlanningAlgorithmSuite(algo_list=[memplan.executorch.smallest_valid(others=[greedy])])
+
+    A suite of several algorithms is not safe: it keeps the smallest result
+    whether it is valid or not.  What this checks is what an algorithm is
+    handed: the layout of one graph's specs (no two live specs share a
+    byte, everything in its buffer, the reservation kept).  Invalidity that
+    only the whole program shows (D14: a cond's results in branch memory a
+    later sub-graph reuses, docs/deviations.md) is beyond any per-graph
+    algorithm; plan the program with `memplan plan` for that.  Raises
+    MemplanError when no candidate is valid."""
+
+    def memplan_smallest_valid(alignment, specs, graph_module, graph_signature=None, extra_padding=0, **_):
+        specs = _order(specs)
+        for s in specs:
+            if hasattr(s, "realign"):
+                s.realign(alignment)
+        algos = [algorithm(n) for n in names] + list(others)
+        results = [(getattr(a, "__name__", "algorithm"), a(alignment, set(specs), graph_module, graph_signature,
+                                                           extra_padding)) for a in algos]
+        if not specs:
+            return results[0][1]
+        tnames = {id(s): "t%d" % i for i, s in enumerate(specs)}
+        prog = _program(specs, tnames)
+        lives = {n: a.life for n, a in planning.plan(prog, algo="opt").tensors.items()}  # the graph's lifetimes
+        longest = max(len(r.bufsizes) for _, r in results)
+        best, why = None, []
+        for name, r in results:
+            plan = planning.parse_plan(_plan_text(specs, tnames, lives, r, alignment), prog, name)
+            report = planning.verify(prog, plan)
+            if not report.valid:
+                why.append("%s: %s" % (name, report.violations[0].message if report.violations else "invalid"))
+                continue
+            if best is None or sum(r.bufsizes) < sum(best.bufsizes):
+                best = r
+        if best is None:
+            raise MemplanError(EPLAN, "no candidate's plan is valid: " + "; ".join(why))
+        best.bufsizes = list(best.bufsizes) + [0] * (longest - len(best.bufsizes))
+        return best
+
+    return memplan_smallest_valid

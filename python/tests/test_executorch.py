@@ -145,3 +145,25 @@ def test_an_inplace_spec_on_an_unplanned_input_is_refused():
     inplace = Spec(256, 1, 2, inplace_base=base)
     with pytest.raises(met.MemplanError, match="its base is not planned here"):
         met.algorithm("opt")(16, {inplace, Spec(64, 0, 2)}, GraphModule(), None, 0)
+
+
+def test_smallest_valid_never_picks_an_invalid_plan():
+    """A candidate smaller than the others because it overlaps live specs
+    (as ExecuTorch's greedy is where D14 bites) is never chosen; a bare
+    suite would take it.  Buffer lists come out as long as the longest."""
+    def cheat(alignment, specs, graph_module, graph_signature, extra_padding):
+        out = met.MemoryAlgoResult({}, [0, max(s.allocated_memory for s in specs), 0, 0])
+        for s in specs:
+            out.spec_dict[s] = met.SpecAllocResult(1, 0, 0)  # every spec at 0: small and wrong
+        return out
+
+    specs = chain(10)
+    algo = met.smallest_valid(("opt", "greedy"), others=[cheat])
+    result = algo(16, set(specs), GraphModule(), None, 0)
+    check_layout(specs, result, 16)
+    verifier_storage_reuse(specs, result)
+    assert len(result.bufsizes) == 4
+    opt = met.algorithm("opt")(16, set(chain(10)), GraphModule(), None, 0)
+    assert sum(result.bufsizes) == sum(opt.bufsizes)
+    with pytest.raises(met.MemplanError, match="no candidate's plan is valid"):
+        met.smallest_valid((), others=[cheat])(16, set(chain(10)), GraphModule(), None, 0)
