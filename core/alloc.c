@@ -289,30 +289,3 @@ int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx) {
     active = NULL;
     return rc;
 }
-
-/* A text made under the guard into a buffer of its own, appended to the
- * caller's after the guard returned: a block the caller holds is never
- * one the guard frees when it unwinds (1.8.0's export grew the caller's
- * buffer inside the guard, and the caller's mp_buf_free freed it again). */
-typedef struct text_call {
-    mp_text_work work;
-    void *ctx;
-    mp_buf mine;
-} text_call;
-
-static int text_work(void *p) {
-    text_call *t = p;
-    return t->work(t->ctx, &t->mine);
-}
-
-int mp_guard_text(mp_err *err, mp_text_work work, void *ctx, mp_buf *out) {
-    text_call t = {work, ctx, {0}};
-    int rc = mp_guard_run(err, text_work, &t);
-    if (rc == MP_ENOMEM) return rc; /* unwound: t.mine's block went with the guard's */
-    if (rc == MP_OK && t.mine.len) {
-        mp_buf_put(out, t.mine.data, t.mine.len); /* outside the guard: marks out failed */
-        if (out->failed) rc = mp_err_set(err, MP_ENOMEM, "out of memory");
-    }
-    mp_buf_free(&t.mine);
-    return rc;
-}
