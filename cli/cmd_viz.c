@@ -1,7 +1,7 @@
 /* cmd_viz.c - `memplan trace` and `memplan svg`: pictures of a plan.
  *
  * Both read a graph file and a plan file, hand them to the library
- * (src/viz/) and write its output atomically: on any error nothing is
+ * (viz/) and write its output atomically: on any error nothing is
  * written and the exit status is 2. */
 #include "cli.h"
 

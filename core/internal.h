@@ -166,7 +166,7 @@ static inline void mp_sort_by_pairs(void *v, size_t size, mp_pair *pairs, uint32
     mp_permute_in_place(v, size, from, n);
 }
 
-/* --- the graph writer's pieces (graph/write.c), shared by every writer of
+/* --- the graph writer's pieces (core/graph_write.c), shared by every writer of
  * .mpg text (the generator, the fuzz decoder) */
 /* Room for `extra` more bytes in one step (false: the buffer failed).  A
  * writer that knows about how much it will write reserves it up front: a

@@ -249,7 +249,6 @@ typedef struct mp_check_result {
 /* Every differential check on one graph with one set of options. */
 void mp_check_graph(const mp_program *prog, const mp_options *opts, const uint32_t *algos,
                     uint32_t n_algos, mp_check_result *r);
-uint64_t mp_peak_rss_kb(void);
 /* The planning options as command-line flags (verify/harness/options.c):
  * the one table `memplan plan`, the harness's reproducers and the fuzz
  * targets' "# options:" lines use. */
@@ -386,8 +385,8 @@ int mp_viz_report_html(mp_db *db, const mp_viz_report_options *o, struct mp_buf 
 
 /* ------------------------------------------------------------------ files */
 
-/* Read a whole file (NUL-terminated copy, freed with mp_free_file()).  Returns NULL
- * with MP_EFORMAT. */
+/* Read a whole file (core/lines.c; a NUL-terminated copy, freed with
+ * mp_xfree).  Returns NULL with MP_EFORMAT. */
 char *mp_read_file(const char *path, size_t *len, mp_err *err);
 /* Write an output file (core/file.c): a regular or new file through a
  * temporary beside it and a rename, keeping its mode and owner; a

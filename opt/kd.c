@@ -262,12 +262,4 @@ uint32_t mp_kd_remove(kd *k, uint32_t item) {
 
 void mp_kd_raise(kd *k, int32_t s, int32_t e, uint64_t v, uint32_t who) { raise_in(k, 1, s, e, v, who); }
 
-void mp_kd_set_key(kd *k, uint32_t item, uint64_t v) {
-    uint32_t path[80], depth = 0;
-    for (uint32_t x = k->node_of[item]; x; x >>= 1) path[depth++] = x;
-    for (uint32_t d = depth; d-- > 0;) push(k, path[d]);
-    k->key[item] = v;
-    for (uint32_t d = 0; d < depth; d++) pull(k, path[d]);
-}
-
 uint64_t mp_kd_work(const kd *k) { return k->work; }

@@ -16,7 +16,6 @@ bool mp_kd_min(kd *k, uint32_t *item, uint64_t *key);
 uint32_t mp_kd_remove(kd *k, uint32_t item);
 /* key = max(key, v) for every alive item overlapping [s, e]. */
 void mp_kd_raise(kd *k, int32_t s, int32_t e, uint64_t v, uint32_t who);
-void mp_kd_set_key(kd *k, uint32_t item, uint64_t v);
 uint64_t mp_kd_work(const kd *k);
 
 #endif

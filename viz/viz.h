@@ -1,4 +1,4 @@
-/* viz.h - internals of the visualisation module (src/viz/).
+/* viz.h - internals of the visualisation module (viz/).
  *
  * A plan is seen three ways: as a Chrome trace (trace.c), as an SVG picture
  * (svg*.c) and, through the metrics store, as an HTML report (html*.c).

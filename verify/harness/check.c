@@ -13,7 +13,6 @@
 #include "internal.h"
 
 #include <stdio.h>
-#include <sys/resource.h>
 #include <time.h>
 
 static double now_ms(void) {
@@ -206,9 +205,4 @@ void mp_check_graph(const mp_program *p, const mp_options *base, const uint32_t 
             check_no_worse(r, ref, &r->out[k], mp_algo_name(algos[k]));
 }
 
-/* Peak resident set of this process, in KiB (Linux reports KiB). */
-uint64_t mp_peak_rss_kb(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (uint64_t)ru.ru_maxrss;
-}
+
