@@ -2,6 +2,7 @@
  * is all or nothing (also when killed), several writers at once, and
  * databases it must refuse. */
 #include "helpers.h"
+#include "store/store.h"
 
 #include <signal.h>
 #include <time.h>
@@ -194,5 +195,47 @@ Test(store, two_writers_at_once) {
     }
     cr_assert_eq(scalar(path, "SELECT count(*) FROM runs"), 31);
     cr_assert_eq(scalar(path, "SELECT count(*) FROM results"), 1 + 30 * 200);
+    cleanup(path);
+}
+
+/* The report's worst plans (verify/store/worst.c): worst first, each graph
+ * once at its worst row, ties by the latest run, at most `limit`; one
+ * planner's alone with algo.  Before, turning the query best-first was
+ * caught only by tests/cli/history.sh (issue 47). */
+Test(store, the_worst_plans_come_worst_first_each_graph_once) {
+    char *path = tmp_db();
+    mp_err err;
+    mp_db *db = mp_db_open(path, &err);
+    cr_assert(db != NULL, "%s", err.msg);
+    static const char *const graphs[] = {"g0", "g1", "g2", "g3", "g4"};
+    static const uint64_t bytes[2][5] = {{150, 110, 190, 120, 130}, {160, 110, 105, 170, 100}};
+    for (int run = 0; run < 2; run++) {
+        mp_result_row rows[10];
+        for (int g = 0; g < 5; g++) {
+            rows[2 * g] = row(graphs[g], bytes[run][g]);
+            rows[2 * g + 1] = row(graphs[g], 100);
+            rows[2 * g + 1].algo = "opt";
+        }
+        mp_run_info info = {.kind = "harness", .options = "--test", .seed = 1, .count = 5};
+        cr_assert_eq(mp_db_record(db, &info, rows, 10, NULL, 0, NULL, &err), MP_OK, "%s", err.msg);
+    }
+    mp_worst_rows w = {0};
+    cr_assert_eq(mp_db_worst(mp_db_sqlite(db), NULL, NULL, 3, &w, &err), MP_OK, "%s", err.msg);
+    /* g2 1.90 (run 1), g3 1.70 (run 2), g0 1.60 (run 2) */
+    cr_assert_eq(w.n, 3);
+    const char *want[3] = {"g2", "g3", "g0"};
+    int64_t want_run[3] = {1, 2, 2};
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_str_eq(w.v[i].graph, want[i], "row %zu is %s", i, w.v[i].graph);
+        cr_assert_eq(w.v[i].run, want_run[i], "row %zu from run %lld", i, (long long)w.v[i].run);
+        cr_assert_str_eq(w.v[i].algo, "greedy");
+    }
+    mp_worst_rows_free(&w);
+    memset(&w, 0, sizeof w);
+    cr_assert_eq(mp_db_worst(mp_db_sqlite(db), NULL, "opt", 10, &w, &err), MP_OK, "%s", err.msg);
+    cr_assert_eq(w.n, 5, "one row per graph for opt, %zu", w.n); /* all at 1.0000: the latest run first */
+    for (size_t i = 0; i < w.n; i++) cr_assert(w.v[i].ratio == 1.0 && w.v[i].run == 2 && !strcmp(w.v[i].algo, "opt"));
+    mp_worst_rows_free(&w);
+    mp_db_close(db);
     cleanup(path);
 }
