@@ -40,6 +40,8 @@ forged "B1 shards 2^32-1" "bad shard" "UPDATE runs SET shards=4294967295, shard=
 forged "B1 shards 10^6, shard in range" "not one of its cases" \
     "UPDATE runs SET shards=1000000, shard=1"
 forged "negative shard" "bad shard" "UPDATE runs SET shard=-1"
+# a shard past its run's count indexed past merge's array when it had no rows
+forged "shard not below shards" "bad shard" "UPDATE runs SET shard=5, count=4; DELETE FROM results"
 forged "text count" "bad count" "UPDATE runs SET count='six'"
 forged "B21 BLOB total_bytes" "bad total_bytes" "UPDATE results SET total_bytes=x'00ff' WHERE rowid=1"
 forged "B21 negative bytes" "bad total_bytes" "UPDATE results SET total_bytes=-5 WHERE rowid=1"

@@ -49,7 +49,7 @@ static const char READ_RUN[] =
     " WHEN typeof(count) NOT IN ('integer','null') OR count < 0 THEN 'count'"
     " WHEN typeof(shard) NOT IN ('integer','null') OR shard < 0 OR shard >= ?1 THEN 'shard'"
     " WHEN typeof(shards) NOT IN ('integer','null') OR shards < 1 OR shards > ?1 THEN 'shards'"
-    " WHEN (shard IS NULL) != (shards IS NULL) THEN 'shard'"
+    " WHEN (shard IS NULL) != (shards IS NULL) OR shard >= shards THEN 'shard'"
     " WHEN typeof(options) != 'text' THEN 'options' WHEN typeof(version) != 'text' THEN 'version'"
     " WHEN typeof(git_rev) != 'text' THEN 'git_rev' WHEN typeof(host) != 'text' THEN 'host'"
     " WHEN typeof(started) != 'text' THEN 'started' WHEN typeof(finished) NOT IN ('text','null') THEN 'finished'"
