@@ -47,26 +47,12 @@ static const char MAIN_HELP[] =
  * have (the harness installs its own while cases run, and restores this). */
 static void on_stop(int sig) {
     mp_out_remove_temporaries();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void remove_temporaries_on_stop(void) {
-    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction old;
-        /* a signal the caller ignores (nohup) stays ignored */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(sigs[i], &sa, NULL);
-    }
+    mp_stop_die(sig);
 }
 
 int main(int argc, char **argv) {
     mp_cli_tune_process(argv); /* first: it may start the command again */
-    remove_temporaries_on_stop();
+    mp_stop_catch(on_stop, NULL); /* core/signals.c: an ignored signal stays ignored */
     /* a file past the size limit (ulimit -f) is a write error (EFBIG) that
      * the writer cleans up after, not a signal that kills it mid-write */
     signal(SIGXFSZ, SIG_IGN);

@@ -5,6 +5,7 @@
 
 #include "memplan.h"
 
+#include <signal.h> /* struct sigaction: mp_stop_saved */
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h> /* off_t */
@@ -55,6 +56,18 @@ int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx);
  * out: out is untouched when the work fails or runs out of memory. */
 typedef int (*mp_text_work)(void *ctx, mp_buf *b);
 int mp_guard_text(mp_err *err, mp_text_work work, void *ctx, mp_buf *out);
+
+/* --- the signals that stop a command, SIGTERM, SIGINT, SIGHUP (signals.c):
+ * handler for each one the process does not ignore, the dispositions
+ * before into saved (may be NULL); given back by mp_stop_restore; a
+ * handler ends with mp_stop_die(sig) (the default action, raised). */
+#define MP_STOP_SIGNALS 3
+typedef struct mp_stop_saved {
+    struct sigaction old[MP_STOP_SIGNALS];
+} mp_stop_saved;
+void mp_stop_catch(void (*handler)(int), mp_stop_saved *saved);
+void mp_stop_restore(const mp_stop_saved *saved);
+void mp_stop_die(int sig);
 
 /* --- growable array of T: `T *v; size_t n, cap;` */
 #define MP_VEC_PUSH(v, n, cap, x)                                          \

@@ -100,5 +100,18 @@ pgrep -f 'sleep 30.71' >/dev/null && { bad "B11: a planner outlived the harness"
 ls /tmp/memplan-external-* 2>/dev/null >"$T/tmp-after"
 cmp -s "$T/tmp-before" "$T/tmp-after" && ok || bad "B11: temporary graphs left: $(cat "$T/tmp-after")"
 
+# ... and a hang-up the caller ignores (nohup) stays ignored: the run
+# goes on to its end (the 1.8.1 handlers first caught it and ended the run)
+planner nap "sleep 1.07; exec \"$ABS_M\" plan --algo opt \"\$@\""
+sh -c "trap '' HUP; exec $H --count 2 --jobs 2 --db '$T/b11h.db' --failures '$T/f11h' --planner nap='$T/nap.sh' \
+    --planner-timeout-ms 20000" >/dev/null 2>&1 &
+hp=$!
+i=0
+while ! pgrep -f "sleep 1.07" >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -HUP $hp
+wait $hp
+rc=$?
+[ $rc = 0 ] && [ "$(rows "$T/b11h.db" nap)" = "nap:valid:2" ] && ok || bad "an ignored SIGHUP ended the run: exit $rc"
+
 echo "hostile_planners: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,10 +11,11 @@
  *
  * The command is hostile input (issue 45): it gets descriptors 0-2 only
  * (no pipe of the harness's to hold open or write into), its output is
- * capped (MP_EXTERNAL_OUT_CAP), the time limit holds until it has exited,
+ * capped (output_cap), the time limit holds until it has exited,
  * not just until it closed its output, and a signal to the harness
- * (SIGTERM, SIGINT, SIGHUP) kills its process group and removes the
- * temporary graph before the harness dies of it.  What it starts in a
+ * (SIGTERM, SIGINT, SIGHUP, unless ignored: core/signals.c) kills its
+ * process group and removes the temporary graph before the harness dies
+ * of it.  What it starts in a
  * session of its own (setsid) is out of reach: see the doc. */
 #define _GNU_SOURCE /* mkstemps, close_range */
 #include "internal.h"
@@ -43,26 +44,12 @@ static double now_ms(void) {
  * what the signal handler cleans up.  One at a time per process. */
 static volatile sig_atomic_t running_group;
 static char running_graph[64];
-static const int CLEANUP_SIGNALS[] = {SIGTERM, SIGINT, SIGHUP};
-#define N_CLEANUP_SIGNALS (sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS)
+static mp_stop_saved before_run; /* what the command gets back */
 
 static void on_signal(int sig) {
     if (running_group > 0) kill(-(pid_t)running_group, SIGKILL);
     if (running_graph[0]) unlink(running_graph);
-    signal(sig, SIG_DFL);
-    raise(sig); /* die of it, as without the handler */
-}
-
-static void catch_signals(struct sigaction *old) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) sigaction(CLEANUP_SIGNALS[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction *old) {
-    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) sigaction(CLEANUP_SIGNALS[i], &old[i], NULL);
+    mp_stop_die(sig); /* die of it, as without the handler */
 }
 
 /* -------------------------------------------------------------- the child */
@@ -83,7 +70,7 @@ static void close_from_3(void) {
  * argv was made before the fork. */
 static _Noreturn void exec_child(int out_fd, char **argv) {
     setpgid(0, 0);
-    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) signal(CLEANUP_SIGNALS[i], SIG_DFL);
+    mp_stop_restore(&before_run); /* the harness's handler is the harness's; what it ignores, ignored */
     int null = open("/dev/null", O_RDWR);
     if (null < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0 || dup2(out_fd, 1) < 0) _exit(127);
     close_from_3();
@@ -211,8 +198,7 @@ static bool run_command(const char *path, size_t graph_len, const mp_options *o,
 
 bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, const mp_external_planner *ext,
                      uint32_t timeout_ms, mp_buf *out, int *status) {
-    struct sigaction old[N_CLEANUP_SIGNALS];
-    catch_signals(old);
+    mp_stop_catch(on_signal, &before_run);
     snprintf(running_graph, sizeof running_graph, "%s", "/tmp/memplan-external-XXXXXX.mpg");
     int gfd = mkstemps(running_graph, 4);
     *status = MP_EXTERNAL_FAILED;
@@ -224,7 +210,7 @@ bool mp_run_external(const char *graph_text, size_t len, const mp_options *o, co
         unlink(running_graph);
     }
     running_graph[0] = 0;
-    restore_signals(old);
+    mp_stop_restore(&before_run);
     mp_buf_put(out, "", 1); /* NUL-terminated, len does not count it */
     out->len--;
     return done;

@@ -163,8 +163,7 @@ static uint64_t case_at(const mp_harness_options *h, uint64_t j) {
  * harness dies of the signal as it would have.  The slots in use now: */
 static slot *volatile live_slots;
 static volatile uint32_t live_jobs;
-static const int STOP_SIGNALS[] = {SIGTERM, SIGINT, SIGHUP};
-#define N_STOP_SIGNALS (sizeof STOP_SIGNALS / sizeof *STOP_SIGNALS)
+static mp_stop_saved before_run; /* the dispositions the cases get back */
 
 static void on_stop(int sig) {
     slot *sl = live_slots;
@@ -172,16 +171,7 @@ static void on_stop(int sig) {
         if (sl[k].pid > 0) kill(sl[k].pid, SIGTERM);
     for (uint32_t k = 0; sl && k < live_jobs; k++)
         if (sl[k].pid > 0) waitpid(sl[k].pid, NULL, 0);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void stop_signals(void (*handler)(int), struct sigaction *old) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = handler;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < N_STOP_SIGNALS; i++) sigaction(STOP_SIGNALS[i], &sa, old ? &old[i] : NULL);
+    mp_stop_die(sig);
 }
 
 /* Case i into results[j]. */
@@ -197,7 +187,7 @@ static int spawn(const mp_harness_options *h, uint64_t i, uint64_t j, slot *s) {
     }
     if (pid == 0) {
         close(fds[0]);
-        stop_signals(SIG_DFL, NULL); /* the parent's handler is the parent's */
+        mp_stop_restore(&before_run); /* the parent's handler is the parent's */
         mp_check_result r;
         run_case(h, i, &r);
         _exit(write_all(fds[1], &r, sizeof r) ? 0 : 1);
@@ -438,10 +428,9 @@ static int run_cases(const mp_harness_options *h, mp_check_result *results, doub
     slot *slots = mp_xcalloc(jobs, sizeof *slots);
     uint64_t next_j = 0, done = 0, running = 0, failures = 0, n = n_cases(h);
     int rc = MP_OK;
-    struct sigaction old[N_STOP_SIGNALS];
     live_jobs = jobs;
     live_slots = slots;
-    stop_signals(on_stop, old);
+    mp_stop_catch(on_stop, &before_run);
     while (done < n && rc == MP_OK) {
         while (running < jobs && next_j < n) {
             slot *s = NULL;
@@ -469,7 +458,7 @@ static int run_cases(const mp_harness_options *h, mp_check_result *results, doub
             waitpid(slots[k].pid, NULL, 0);
             close(slots[k].fd);
         }
-    for (size_t i = 0; i < N_STOP_SIGNALS; i++) sigaction(STOP_SIGNALS[i], &old[i], NULL);
+    mp_stop_restore(&before_run);
     live_slots = NULL;
     mp_xfree(slots);
     return rc;
