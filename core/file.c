@@ -197,17 +197,14 @@ bool mp_same_output(const char *a, const char *b) {
     if (resolve_links(a, ra, sizeof ra, &err) || resolve_links(b, rb, sizeof rb, &err)) return false;
     struct stat sa, sb;
     if (stat(ra, &sa) == 0 && stat(rb, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *da = realpath(ra, NULL), *db = realpath(rb, NULL); /* one is new: its folder's path and its name */
-    bool same = strcmp(ra, rb) == 0 || (da && db && strcmp(da, db) == 0);
-    free(da);
-    free(db);
-    if (same) return true;
+    if (strcmp(ra, rb) == 0) return true;
+    /* one is new: the same folder, resolved, and the same name */
     const char *na = strrchr(ra, '/'), *nb = strrchr(rb, '/');
     char pa[4096], pb[4096];
     snprintf(pa, sizeof pa, "%.*s", na ? (int)(na - ra + 1) : 2, na ? ra : "./");
     snprintf(pb, sizeof pb, "%.*s", nb ? (int)(nb - rb + 1) : 2, nb ? rb : "./");
-    da = realpath(pa, NULL), db = realpath(pb, NULL);
-    same = da && db && strcmp(da, db) == 0 && strcmp(na ? na + 1 : ra, nb ? nb + 1 : rb) == 0;
+    char *da = realpath(pa, NULL), *db = realpath(pb, NULL);
+    bool same = da && db && strcmp(da, db) == 0 && strcmp(na ? na + 1 : ra, nb ? nb + 1 : rb) == 0;
     free(da);
     free(db);
     return same;

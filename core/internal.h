@@ -57,6 +57,12 @@ int mp_guard_run(mp_err *err, int (*work)(void *ctx), void *ctx);
 typedef int (*mp_text_work)(void *ctx, mp_buf *b);
 int mp_guard_text(mp_err *err, mp_text_work work, void *ctx, mp_buf *out);
 
+/* A treap's priorities: Marsaglia's xorshift32 (state never 0). */
+static inline uint32_t mp_xorshift32(uint32_t *s) {
+    *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
+    return *s;
+}
+
 /* --- the signals that stop a command, SIGTERM, SIGINT, SIGHUP (signals.c):
  * handler for each one the process does not ignore, the dispositions
  * before into saved (may be NULL); given back by mp_stop_restore; a

@@ -40,12 +40,7 @@ typedef struct gaps {
     uint32_t np, path_cap;
 } gaps;
 
-static uint32_t prio(gaps *g) {
-    g->seed ^= g->seed << 13;
-    g->seed ^= g->seed >> 17;
-    g->seed ^= g->seed << 5;
-    return g->seed;
-}
+static uint32_t prio(gaps *g) { return mp_xorshift32(&g->seed); }
 
 static void pull(gaps *g, int32_t x) {
     gnode *a = &g->v[x];

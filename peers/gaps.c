@@ -21,10 +21,6 @@ typedef struct gnode {
     uint64_t max_len;           /* by start: the largest len in the subtree */
 } gnode;
 
-static uint32_t rnd(pr_gaps *g) {
-    g->seed ^= g->seed << 13, g->seed ^= g->seed >> 17, g->seed ^= g->seed << 5;
-    return g->seed;
-}
 
 /* tree 0: by start; tree 1: by (len, start) */
 static bool less(const gnode *a, const gnode *b, int t) {
@@ -75,14 +71,14 @@ static void tree_insert(pr_gaps *g, uint32_t x, int t) {
     g->root[t] = merge(g, merge(g, l, x, t), r, t);
 }
 
-/* Remove node x (its key is unique) from tree t. */
+/* Remove node x (its key is unique) from tree t: split off what comes
+ * before it, then what comes after its start (every gap has len > 0, so
+ * start + 1 does not wrap). */
 static void tree_remove(pr_gaps *g, uint32_t x, int t) {
     uint32_t l, m, r;
     gnode after = g->v[x];
     split(g, g->root[t], &g->v[x], t, &l, &m);
-    if (t == 0) after.start++;
-    else if (after.start == UINT64_MAX) after.len++, after.start = 0;
-    else after.start++;
+    after.start++;
     split(g, m, &after, t, &m, &r); /* m: the node alone */
     g->root[t] = merge(g, l, r, t);
 }
@@ -93,17 +89,17 @@ static uint32_t add_gap(pr_gaps *g, uint64_t start, uint64_t len) {
         g->v = mp_xrealloc(g->v, g->cap * sizeof *g->v);
     }
     uint32_t x = g->n++;
-    g->v[x] = (gnode){start, len, rnd(g), {NIL, NIL}, {NIL, NIL}, len};
+    g->v[x] = (gnode){start, len, mp_xorshift32(&g->seed), {NIL, NIL}, {NIL, NIL}, len};
     tree_insert(g, x, 0);
-    if (start + len != UINT64_MAX || len == 0) tree_insert(g, x, 1);
+    if (start + len != UINT64_MAX) tree_insert(g, x, 1); /* the last gap is not in the by-length tree */
     return x;
 }
 
+/* A gap out of both trees (its slot is not reused: nodes live as long as
+ * the packing). */
 static void drop_gap(pr_gaps *g, uint32_t x) {
-    bool last = g->v[x].start + g->v[x].len == UINT64_MAX && g->v[x].len;
     tree_remove(g, x, 0);
-    if (!last) tree_remove(g, x, 1);
-    g->v[x].len = 0; /* the slot is not reused: nodes live as long as the packing */
+    if (g->v[x].start + g->v[x].len != UINT64_MAX) tree_remove(g, x, 1);
 }
 
 void mp_gaps_init(pr_gaps *g) {

@@ -34,14 +34,8 @@ typedef struct pr_placed {
 
 /* Place the fixed items, start the index; mp_pr_placed_free frees it. */
 void mp_pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n);
-void mp_pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i);
+void mp_pr_placed_insert(pr_placed *p, uint32_t i);
 void mp_pr_placed_free(pr_placed *p);
-/* Whether every placed item's lifetime meets it's (then the scans'
- * answers come from the gaps). */
-bool mp_pr_all_meet(const pr_placed *p, const pk_item *it);
-/* The placed items whose lifetimes meet it's, by offset then index (the
- * order the peers' scans take them in): *list, valid until the next call. */
-uint32_t mp_pr_meeting(pr_placed *p, const pk_item *it, const uint32_t **list);
 /* Whether two items are live at once (inclusive lifetimes). */
 static inline bool mp_pr_overlap(const pk_item *a, const pk_item *b) {
     return a->start <= b->end && b->start <= a->end;

@@ -120,11 +120,11 @@ static uint32_t fen_upto(const uint32_t *f, uint32_t t) {
     return c;
 }
 
-bool mp_pr_all_meet(const pr_placed *p, const pk_item *it) {
-    if (p->plain || !p->n) return false;
+/* How many placed items meet it: those started by its end, less those
+ * ended before its start (an item that ended has started). */
+static uint32_t meeting_count(const pr_placed *p, const pk_item *it) {
     uint32_t s = p->rs[it - p->items], e = p->re[it - p->items];
-    uint32_t ended = s ? fen_upto(p->fen_end, s - 1) : 0, later = p->n - fen_upto(p->fen_start, e);
-    return ended == 0 && later == 0;
+    return fen_upto(p->fen_start, e) - (s ? fen_upto(p->fen_end, s - 1) : 0);
 }
 
 static void node_add(pr_placed *p, uint32_t node, uint32_t i) {
@@ -155,8 +155,7 @@ static void plain_insert(pr_placed *p, uint32_t i) {
     p->n++;
 }
 
-void mp_pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i) {
-    (void)items;
+void mp_pr_placed_insert(pr_placed *p, uint32_t i) {
     if (p->plain) {
         plain_insert(p, i);
         return;
@@ -180,7 +179,7 @@ void mp_pr_placed_insert(pr_placed *p, const pk_item *items, uint32_t i) {
 void mp_pr_placed_init(pr_placed *p, const pk_item *items, uint32_t n) {
     index_init(p, items, n);
     for (uint32_t i = 0; i < n; i++)
-        if (items[i].fixed) mp_pr_placed_insert(p, items, i);
+        if (items[i].fixed) mp_pr_placed_insert(p, i);
 }
 
 void mp_pr_placed_free(pr_placed *p) {
@@ -201,14 +200,10 @@ void mp_pr_placed_free(pr_placed *p) {
 }
 
 /* out[0..k) by (offset, index): the order the peers' scans take. */
-static bool after(const pk_item *items, uint32_t a, uint32_t b) {
-    return items[a].offset > items[b].offset || (items[a].offset == items[b].offset && a > b);
-}
-
 static void insertion_sort(const pk_item *items, uint32_t *v, uint32_t k) {
     for (uint32_t i = 1; i < k; i++) {
         uint32_t x = v[i], j = i;
-        for (; j && after(items, v[j - 1], x); j--) v[j] = v[j - 1];
+        for (; j && before(items, x, v[j - 1]); j--) v[j] = v[j - 1];
         v[j] = x;
     }
 }
@@ -258,25 +253,20 @@ static uint32_t starting_in(const pr_placed *p, uint32_t s, uint32_t e, uint32_t
     return k;
 }
 
-uint32_t mp_pr_meeting(pr_placed *p, const pk_item *it, const uint32_t **list) {
+/* The placed items whose lifetimes meet it's (`count` of them, without
+ * the plain scan), by offset then index: into out.  The plain scan's
+ * ordered list, filtered, where there is no index, and where it is kept
+ * and the item meets more than an eighth of it (sorting those costs more). */
+static uint32_t meeting(pr_placed *p, const pk_item *it, uint32_t count) {
     uint32_t k = 0;
-    if (p->plain) { /* already in order */
+    if (p->plain || (p->n <= SORTED_UPTO && count > p->n / 8)) {
         for (uint32_t j = 0; j < p->n; j++)
             if (mp_pr_overlap(it, &p->items[p->all[j]])) p->out[k++] = p->all[j];
-        *list = p->out;
         return k;
     }
     uint32_t s = p->rs[it - p->items], e = p->re[it - p->items];
-    uint32_t meeting = fen_upto(p->fen_start, e) - (s ? fen_upto(p->fen_end, s - 1) : 0);
-    if (p->n <= SORTED_UPTO && meeting > p->n / 8) { /* many: the ordered list, filtered, costs less */
-        for (uint32_t j = 0; j < p->n; j++)
-            if (mp_pr_overlap(it, &p->items[p->all[j]])) p->out[k++] = p->all[j];
-        *list = p->out;
-        return k;
-    }
     k = starting_in(p, s, e, live_at(p, s, 0));
     sort_by_offset(p, k);
-    *list = p->out;
     return k;
 }
 
@@ -296,14 +286,14 @@ uint64_t mp_pr_pack(pk_item *items, uint32_t n, pr_choose choose, pr_choose_all 
     mp_pr_placed_init(&placed, items, n);
     for (uint32_t q = 0; q < k; q++) {
         pk_item *it = &items[order[q]];
-        if (mp_pr_all_meet(&placed, it)) {
+        uint32_t m = placed.plain ? 0 : meeting_count(&placed, it);
+        if (!placed.plain && placed.n && m == placed.n) { /* every placed item is live with it */
             it->offset = choose_all(&placed.gaps, it->size);
         } else {
-            const uint32_t *meet;
-            uint32_t m = mp_pr_meeting(&placed, it, &meet);
-            it->offset = choose(items, meet, m, it);
+            m = meeting(&placed, it, m);
+            it->offset = choose(items, placed.out, m, it);
         }
-        mp_pr_placed_insert(&placed, items, order[q]);
+        mp_pr_placed_insert(&placed, order[q]);
     }
     mp_xfree(order);
     mp_pr_placed_free(&placed);

@@ -16,11 +16,6 @@
 
 #define NIL 0u
 
-static uint32_t rnd(gx_index *x) {
-    x->seed ^= x->seed << 13, x->seed ^= x->seed >> 17, x->seed ^= x->seed << 5;
-    return x->seed;
-}
-
 void mp_gx_init(gx_index *x, uint32_t n_positions, uint32_t max_pool) {
     memset(x, 0, sizeof *x);
     x->v = mp_xcalloc(n_positions + 1, sizeof *x->v);
@@ -161,7 +156,7 @@ void mp_gx_add(gx_index *x, uint32_t obj, uint32_t pool, uint32_t idx, uint64_t 
     grow_objects(x, obj);
     uint32_t a = pos + 1;
     uint64_t reach = mp_sat_add_u64(off, size);
-    x->v[a] = (gx_node){ls, le, le, NIL, NIL, rnd(x), mp_sat_add_u64(reach, 1), 0};
+    x->v[a] = (gx_node){ls, le, le, NIL, NIL, mp_xorshift32(&x->seed), mp_sat_add_u64(reach, 1), 0};
     x->v[a].max_val = x->v[a].val;
     x->root[obj] = insert(x->v, x->root[obj], a);
     if (reach > x->height[obj]) x->height[obj] = reach;
