@@ -441,14 +441,28 @@ def frees(gm, specs):
     return out
 
 
+def buffer_sizes(gm, specs, entry):
+    """A graph's buffers as memplan's plan keeps them: the bytes its
+    allocations reach in each pool.  ExecuTorch's greedy plans a sub-graph
+    from offset 0 and its non_const_buffer_sizes are exactly that; memplan's
+    adapter places a sub-graph's memory inside its parent's and moves its
+    specs there (memplan._et_scope), past the sizes apply_algo recorded."""
+    sizes = list(gm.meta["non_const_buffer_sizes"])
+    for s in ([] if entry else specs.values()):
+        if s.mem_offset is not None and s.mem_id is not None and s.mem_id < len(sizes):
+            sizes[s.mem_id] = max(sizes[s.mem_id], s.mem_offset + s.allocated_memory)
+    return sizes
+
+
 def write_plan(et, builder, opts):
+    algo = opts.algo.split(":", 1)[-1].replace("safe", "opt")  # a name memplan's plan files know
     lines = ["memplan-plan 1",
              "options alignment=%d alloc_inputs=%d alloc_outputs=%d alloc_mutable=%d per_device=%d algo=%s" % (
                  opts.alignment, not opts.no_alloc_inputs, not opts.no_alloc_outputs, not opts.no_alloc_mutable,
-                 opts.per_device, opts.algo)]
-    for name in reachable(builder):
+                 opts.per_device, algo)]
+    for i, name in enumerate(reachable(builder)):
         gm, specs = builder.modules[name], builder.specs[name]
-        lines += ["graph " + name, "buffers " + " ".join(str(s) for s in gm.meta["non_const_buffer_sizes"]),
+        lines += ["graph " + name, "buffers " + " ".join(str(s) for s in buffer_sizes(gm, specs, i == 0)),
                   "devices " + " ".join(device_names(gm, et))]
         for tname, s in specs.items():
             if s.mem_offset is None or s.mem_id is None:

@@ -167,3 +167,149 @@ def test_smallest_valid_never_picks_an_invalid_plan():
     assert sum(result.bufsizes) == sum(opt.bufsizes)
     with pytest.raises(met.MemplanError, match="no candidate's plan is valid"):
         met.smallest_valid((), others=[cheat])(16, set(chain(10)), GraphModule(), None, 0)
+
+
+# Control flow: stand-ins of the fx graph modules apply_algo hands over
+# (nodes with op, target, args and meta["spec"]; sub-graphs as get_attr
+# arguments, their buffer list in meta["non_const_buffer_sizes"]).
+class Node:
+    def __init__(self, op, target=None, args=(), spec=None):
+        self.op, self.target, self.args = op, target, tuple(args)
+        self.meta = {} if spec is None else {"spec": spec}
+
+
+class Graph:
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+
+class Module:
+    """A graph module: `nodes`, its sub-graphs as attributes, `bufsizes`
+    as apply_algo leaves them on a sub-graph it planned."""
+
+    def __init__(self, nodes, bufsizes=None, reserve=None, **subs):
+        self.graph, self.meta = Graph(nodes), {}
+        if bufsizes is not None:
+            self.meta["non_const_buffer_sizes"] = bufsizes
+        if reserve is not None:
+            self.input_mem_buffer_sizes = reserve
+        for name, sub in subs.items():
+            setattr(self, name, sub)
+
+
+def cond(*_):
+    """torch.ops.higher_order.cond's stand-in (the adapter knows it by name)."""
+
+
+def map_impl(*_):
+    """torch.ops.higher_order.map_impl's stand-in."""
+
+
+def planned(nbytes, start, end, offset, mem_id=1):
+    """A sub-graph spec as apply_algo left it: planned from offset 0."""
+    s = Spec(nbytes, start, end, mem_id=mem_id)
+    s.mem_id, s.mem_offset, s.mem_obj_id = mem_id, offset, 0
+    return s
+
+
+def branch(nbytes, mem_id=1):
+    """A branch graph: a placeholder (not planned) and one planned result."""
+    y = planned(nbytes, 1, 2, 0, mem_id)
+    nodes = [Node("placeholder", "x"), Node("call_function", "op", spec=y), Node("output", "output", [[None]])]
+    return Module(nodes, [0] * mem_id + [nbytes]), [y]
+
+
+def control_flow_program(shared=False):
+    """x, a 1000-byte tensor live at node 1 only, a cond (node 2) whose
+    result r is read by node 4 after a map (node 3) has run its body: the
+    cond's branch memory must outlive the map (D14)."""
+    t, t_specs = branch(64)
+    f, f_specs = branch(32)
+    body, body_specs = (t, []) if shared else branch(128)
+    x, big, r, out = Spec(16, 0, 2), Spec(1000, 1, 1), Spec(64, 2, 4), Spec(16, 3, 5)
+    nodes = [Node("placeholder", "x", spec=x), Node("call_function", "op", spec=big),
+             Node("call_function", cond, [None, Node("get_attr", "t"), Node("get_attr", "f"), []], spec=[r]),
+             Node("call_function", map_impl, [Node("get_attr", "body"), []], spec=[out]),
+             Node("call_function", "op", spec=None), Node("output", "output")]
+    gm = Module(nodes, reserve=[0, max(64, 32, 128)], t=t, f=f, body=body)
+    return gm, [x, big, r, out], {"t": t_specs, "f": f_specs, "body": body_specs}
+
+
+def placed(result, spec):
+    r = result.spec_dict.get(spec)
+    return (r.mem_offset, r.mem_offset + spec.allocated_memory) if r else (spec.mem_offset, spec.mem_offset + spec.allocated_memory)
+
+
+def meets(a, b):
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def test_subgraph_memory_is_scoped_to_its_node():
+    """Issue 46: 1.8.1 put the whole graph above the sub-graphs'
+    reservation (16-30% above `memplan plan` on control flow); now each
+    control-flow node's sub-graph memory is a block live at that node
+    (a cond's until its results' last use) placed like a tensor, and its
+    sub-graph specs move with it."""
+    gm, specs, subs = control_flow_program()
+    result = met.algorithm("opt")(16, set(specs), gm, None, 0)
+    big, r = specs[1], specs[2]
+    cond_mem = [placed(result, s) for s in subs["t"] + subs["f"]]
+    body_mem = [placed(result, s) for s in subs["body"]]
+    assert not any(meets(a, b) for a in cond_mem for b in body_mem)   # D14: the result outlives the map
+    assert not any(meets(a, placed(result, s)) for a in cond_mem + body_mem for s in (specs[0], r, specs[3]))
+    assert result.bufsizes[1] < 128 + 1000   # 1.8.1: every parent spec above the reservation
+    assert result.bufsizes[1] >= 1000 + 16
+    assert placed(result, big)[1] <= result.bufsizes[1]
+
+
+def test_a_graph_two_nodes_run_while_a_result_lives_in_it_is_refused():
+    """D14 with one branch graph for the cond and the later map: both runs
+    write the same bytes, no layout helps; `memplan plan` refuses it too."""
+    gm, specs, _ = control_flow_program(shared=True)
+    with pytest.raises(met.MemplanError, match="no plan is safe"):
+        met.algorithm("opt")(16, set(specs), gm, None, 0)
+
+
+def et_greedy_like(alignment, specs, graph_module, graph_signature, extra_padding):
+    """ExecuTorch's greedy's layout of control flow: every spec above the
+    reservation, sub-graphs left at offset 0, one buffer per used mem_id."""
+    reserve = getattr(graph_module, "input_mem_buffer_sizes", [0, 0])
+    out, top = met.MemoryAlgoResult({}, [0, 0]), reserve[1] if len(reserve) > 1 else 0
+    for s in sorted(specs, key=lambda s: s.lifetime):
+        out.spec_dict[s] = met.SpecAllocResult(1, len(out.spec_dict), top)
+        top += s.allocated_memory
+    if specs:
+        out.bufsizes = [0, top]
+    return out
+
+
+def test_smallest_valid_rejects_d14_and_d1_layouts():
+    """ExecuTorch's greedy keeps every sub-graph at offset 0: a cond's
+    result then lives in bytes the map's body overwrites (D14), and with no
+    spec of its own a parent's buffer list drops the sub-graphs' memory
+    (D1).  smallest_valid sees both and picks memplan's plan."""
+    gm, specs, _ = control_flow_program()
+    result = met.smallest_valid(("opt",), others=[et_greedy_like])(16, set(specs), gm, None, 0)
+    assert specs[0] in result.spec_dict
+    assert len(result.spec_dict) > len(specs)         # memplan's: it moved sub-graph specs
+    t, t_specs = branch(64, mem_id=2)
+    empty = Module([Node("call_function", cond, [None, Node("get_attr", "t"), Node("get_attr", "t"), []], spec=[]),
+                    Node("output", "output")], reserve=[0, 0, 64], t=t)
+    result = met.smallest_valid(("opt",), others=[et_greedy_like])(16, set(), empty, None, 0)
+    assert result.bufsizes == [0, 0, 64]
+    assert met.algorithm("opt")(16, set(), empty, None, 0).bufsizes == [0, 0, 64]
+
+
+def test_a_cond_result_that_is_its_operand_keeps_the_operand():
+    """A branch that returns its placeholder: after the cond the result is
+    the operand (ExecuTorch moves the value), so the operand's bytes must
+    outlive its own last use (node 1) until the result's (node 3)."""
+    a, r, b = Spec(64, 0, 1), Spec(64, 1, 3), Spec(64, 2, 3)
+    ph = Node("placeholder", "i", spec=Spec(64, 0, 1))
+    t = Module([ph, Node("output", "output", [[ph]])], [0, 0])
+    operand = Node("call_function", "op", spec=a)
+    nodes = [Node("placeholder", "a", spec=a),
+             Node("call_function", cond, [None, Node("get_attr", "t"), Node("get_attr", "t"), [operand]], spec=[r]),
+             Node("call_function", "op", spec=b), Node("output", "output")]
+    result = met.algorithm("opt")(16, {a, r, b}, Module(nodes, reserve=[0, 0], t=t), None, 0)
+    assert not meets(placed(result, a), placed(result, b))
