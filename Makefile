@@ -53,7 +53,7 @@ TOOLS_OBJ := $(TOOLS_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
 SONAME    := libmemplan.so.$(MAJOR)
 
-.PHONY: all test test-python clean install uninstall bench et-record-check FORCE
+.PHONY: all test test-python clean install uninstall bench et-record-check abi-check abi-dump FORCE
 all: $(B)/libmemplan.a $(B)/$(SONAME) $(B)/libmemplan-tools.a $(B)/memplan
 
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
@@ -142,10 +142,21 @@ bench: $(B)/memplan
 	$(B)/memplan bench --map
 	$(B)/memplan bench --stages --db results/metrics.db $(BENCH_STAGES_ARGS)
 
+# ------------------------------------------------------------------ ABI
+# The shared library against the dump of its SONAME (tools/abi_check.sh;
+# make test runs it too, tests/cli/abi.sh).  abi-dump writes the dump: only
+# when MP_VERSION_MAJOR is raised, for the new SONAME.
+abi-check: $(B)/$(SONAME)
+	sh tools/abi_check.sh $(B)/$(SONAME) tools/abi include
+
+abi-dump: $(B)/$(SONAME)
+	@test ! -e tools/abi/$(SONAME).abi || { echo "tools/abi/$(SONAME).abi exists: a released SONAME's dump never changes" >&2; exit 2; }
+	abidw --headers-dir include --no-corpus-path --out-file tools/abi/$(SONAME).abi $(B)/$(SONAME)
+
 # ------------------------------------------------- ExecuTorch's planner
 # Re-record the corpus's ExecuTorch plans with ExecuTorch's own planner from
 # a source checkout and compare them byte for byte (tools/et_record.py).
-et-record-check: $(B)/libmemplan.so.1
+et-record-check: $(B)/$(SONAME)
 	@test -n "$(EXECUTORCH)" || { echo "usage: make et-record-check EXECUTORCH=/path/to/executorch" >&2; exit 2; }
 	tools/et_record_check.sh "$(EXECUTORCH)"
 

@@ -129,6 +129,12 @@ static mp_plan *plan_checked(const mp_program *prog, const mp_options *opts, boo
 }
 
 mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err *err) {
+    mp_options defaults;
+    if (!opts) { /* the public default: opt (mp_options_new) */
+        mp_options_default(&defaults);
+        defaults.algo = MP_ALGO_OPT;
+        opts = &defaults;
+    }
     return plan_checked(prog, opts, false, err);
 }
 

@@ -53,10 +53,6 @@ int mp_cmd_report(int argc, char **argv);
 int mp_cmd_gate(int argc, char **argv);
 int mp_cmd_merge(int argc, char **argv);
 int mp_cmd_prune(int argc, char **argv);
-/* plan --summary (summary.c): per buffer of the entry graph its size, bound,
- * peak node and the tensors live there, and what the options cost. */
-int mp_cli_summary(const mp_program *prog, const mp_plan *plan, const mp_options *o, bool json,
-                   struct mp_buf *out, mp_err *err);
 /* bench --history: the metrics store on RUNS runs of CASES cases (cmd_bench_history.c) */
 int mp_bench_history(uint64_t runs, uint64_t cases, uint64_t keep);
 /* memplan bench --map: the memory map's table (cmd_bench_map.c). */

@@ -79,8 +79,8 @@ static int time_report(const char *path, const char *since, int form, timing *t,
     mp_buf_init(&b);
     int rc;
     bool passed;
-    if (form == 0) rc = mp_report(d, NULL, NULL, "text", &b, err);
-    else if (form == 1) rc = mp_report(d, since, "opt", "json", &b, err);
+    if (form == 0) rc = mp_db_report(d, NULL, NULL, "text", &b, err);
+    else if (form == 1) rc = mp_db_report(d, since, "opt", "json", &b, err);
     else if (form == 2) rc = mp_report_by_commit(d, NULL, NULL, "text", &b, err);
     else if (form == 3) {
         mp_viz_report_options o;

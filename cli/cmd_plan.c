@@ -195,7 +195,7 @@ int mp_cmd_plan(int argc, char **argv) {
     mp_buf b, s;
     mp_buf_init(&b);
     mp_buf_init(&s);
-    rc = pa.summary ? mp_cli_summary(prog, plan, &pa.opts, pa.summary_json, &s, &err) : MP_OK;
+    rc = pa.summary ? mp_summary_write(prog, plan, &pa.opts, pa.summary_json, &s, &err) : MP_OK;
     if (rc == MP_OK) rc = write_plan(pa.out, plan, &pa.graph, &b, &err);
     if (rc == MP_OK && pa.summary) rc = mp_write_buf(pa.summary, &s, &pa.graph, 1, &err);
     mp_buf_free(&b);

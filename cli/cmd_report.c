@@ -128,7 +128,7 @@ static int report_option(mp_args *a, const char *arg, report_args *ra) {
 static int write_report(mp_db *d, const report_args *ra, mp_buf *b, mp_err *err) {
     const char *format = ra->format ? ra->format : "text";
     if (!ra->html && ra->by_commit) return mp_report_by_commit(d, ra->since, ra->algo, format, b, err);
-    if (!ra->html) return mp_report(d, ra->since, ra->algo, format, b, err);
+    if (!ra->html) return mp_db_report(d, ra->since, ra->algo, format, b, err);
     mp_viz_report_options ro;
     mp_viz_report_options_default(&ro);
     char href[4096];

@@ -150,8 +150,30 @@ int mp_builder_graph(mp_builder *b, const char *name, mp_err *err) {
     return MP_OK;
 }
 
-int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *t, mp_err *err) {
+/* A spec as this library knows it from one a caller filled by its own
+ * header: its struct_size bytes, the fields it lacks (an older header)
+ * zero; bytes past ours (a newer header) must be zero, or the caller asks
+ * for something this library cannot do.  2.0's sizes are the smallest. */
+static int spec_in(const void *given, void *mine, size_t my_size, const char *what, mp_err *err) {
+    uint32_t size;
+    memcpy(&size, given, sizeof size);
+    if (size < my_size)
+        return mp_err_set(err, MP_EFORMAT, "builder: %s spec of %u bytes: set struct_size to sizeof(%s) (%zu here)",
+                          what, size, what, my_size);
+    for (size_t i = my_size; i < size; i++)
+        if (((const unsigned char *)given)[i])
+            return mp_err_set(err, MP_EFORMAT, "builder: %s spec of %u bytes sets fields this library (%s, %zu "
+                              "bytes) does not have", what, size, MEMPLAN_VERSION, my_size);
+    memcpy(mine, given, my_size);
+    return MP_OK;
+}
+
+int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *given, mp_err *err) {
     mp_err_clear(err);
+    mp_tensor_spec spec;
+    if (!b || !given) return mp_err_set(err, MP_EFORMAT, "mp_builder_tensor: a NULL argument");
+    if (spec_in(given, &spec, sizeof spec, "mp_tensor_spec", err)) return err->code;
+    const mp_tensor_spec *t = &spec;
     char where[2 * MP_MAX_NAME + 32];
     snprintf(where, sizeof where, "graph '%s', tensor '%.255s'", b->graph,
              t->name && valid_name(t->name) ? t->name : "?");
@@ -197,8 +219,12 @@ static int check_node(const mp_node_spec *n, const char *where, mp_err *err) {
     return MP_OK;
 }
 
-int mp_builder_node(mp_builder *b, const mp_node_spec *n, mp_err *err) {
+int mp_builder_node(mp_builder *b, const mp_node_spec *given, mp_err *err) {
     mp_err_clear(err);
+    mp_node_spec spec;
+    if (!b || !given) return mp_err_set(err, MP_EFORMAT, "mp_builder_node: a NULL argument");
+    if (spec_in(given, &spec, sizeof spec, "mp_node_spec", err)) return err->code;
+    const mp_node_spec *n = &spec;
     char where[MP_MAX_NAME + 64];
     snprintf(where, sizeof where, "graph '%s', node %u (%s)", b->graph, b->n_nodes,
              mp_node_kind_name(n->kind));

@@ -1,9 +1,11 @@
-/* util.h - internal helpers shared by every module: arena, growable
- * arrays, string hash map, error formatting, checked arithmetic. */
+/* internal.h - internal helpers shared by every module: arena, growable
+ * arrays, string hash map, error formatting, checked arithmetic; and the
+ * data model behind the public handles (model.h). */
 #ifndef MP_UTIL_H
 #define MP_UTIL_H
 
 #include "memplan.h"
+#include "model.h"
 
 #include <signal.h> /* struct sigaction: mp_stop_saved */
 #include <stdarg.h>
@@ -360,6 +362,10 @@ mp_plan *mp_plan_methods(const mp_program *p, const mp_options *o,
  * fallback past 64 bits).  Fuzz target "plan" verifies these, so that a
  * wrong layout the additions would have replaced is still seen. */
 mp_plan *mp_plan_program_alone(const mp_program *prog, const mp_options *opts, mp_err *err);
+/* The plan summary with the options it was planned with (api/summary.c;
+ * the command's --summary). */
+int mp_summary_write(const mp_program *prog, const mp_plan *plan, const mp_options *o, bool json, mp_buf *out,
+                     mp_err *err);
 /* The planner table's bare plan function of planner i (its `plan` where it
  * adds nothing around itself), NULL past the end (api/planners.c). */
 mp_plan_fn mp_planner_alone(uint32_t i);

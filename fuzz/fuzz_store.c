@@ -86,7 +86,7 @@ static void reports(mp_db *d, bool expect_no_changes) {
         mp_buf b;
         mp_buf_init(&b);
         mp_err err;
-        int rc = k < 3 ? mp_report(d, NULL, NULL, F[k], &b, &err) : mp_report_by_commit(d, NULL, NULL, "json", &b, &err);
+        int rc = k < 3 ? mp_db_report(d, NULL, NULL, F[k], &b, &err) : mp_report_by_commit(d, NULL, NULL, "json", &b, &err);
         FUZZ_ASSERT(rc == MP_OK, "store: report %d failed: %s", k, err.msg);
         if (k >= 2) {
             int depth = 0;

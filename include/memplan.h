@@ -1,12 +1,12 @@
 /* memplan.h - the public API of libmemplan.
  *
  * memplan plans, checks and measures the static memory layout of tensor
- * programs.  This header is the library: the graph model (what a .mpg file
- * says) and an in-memory builder for it, the options, the planner table,
- * the plan model (what a .mpp file says), the verifier and its quality
- * figures, reading and writing both formats, and the version.  The tools
- * the command line is built from (generator, harness, metrics store,
- * pictures) are in memplan_tools.h and are not part of the shared library.
+ * programs.  This header is the library's interface 2: programs (what a
+ * .mpg file says) and an in-memory builder for them, the options, the
+ * planner table, plans (what a .mpp file says), the verifier's report and
+ * its quality figures, the plan summary, reading and writing both formats,
+ * and the version.  The tools the command line is built from (generator,
+ * harness, metrics store, pictures) are not part of the shared library.
  *
  * Conventions
  * - Every fallible call takes an mp_err* and returns a value; on failure it
@@ -14,7 +14,15 @@
  *   err->code to one of the MP_E* codes.  The library never prints, aborts
  *   or exits: running out of memory is MP_ENOMEM, and everything the call
  *   had allocated is freed again.
- * - Objects are owned by the caller and freed with their *_free function.
+ * - Programs, plans, options, reports and builders are opaque handles: the
+ *   library makes them, the caller frees each with its *_free function
+ *   (NULL is accepted and ignored), and reads them through accessors, so
+ *   they may grow in any release without breaking a caller.  An accessor
+ *   given an index out of range returns 0, -1 or NULL (as its type says).
+ *   The three structs a caller fills (mp_err, mp_buf, mp_allocator) and the
+ *   value mp_device never change; the builder's two specs start with their
+ *   own size.  libmemplan.so.MAJOR changes when the interface breaks
+ *   (docs/api.md, tools/abi/).
  * - All sizes and offsets are bytes in uint64_t.  Planners refuse (MP_EPLAN)
  *   a plan whose buffer would not fit in 64 bits (ExecuTorch's emitter
  *   raises there too); every sum of offsets and sizes is overflow-checked.
@@ -49,9 +57,9 @@ extern "C" {
 
 /* --------------------------------------------------------------- version */
 
-#define MP_VERSION_MAJOR 1
-#define MP_VERSION_MINOR 8
-#define MP_VERSION_PATCH 1
+#define MP_VERSION_MAJOR 2
+#define MP_VERSION_MINOR 0
+#define MP_VERSION_PATCH 0
 /* "MAJOR.MINOR.PATCH" of this header, made from the three numbers above
  * (the one place the version is written). */
 #define MP_VERSION_STR_(x) #x
@@ -104,7 +112,6 @@ MP_API void mp_set_allocator(const mp_allocator *a);
 
 #define MP_MAX_NAME 255                 /* bytes in a name */
 #define MP_MAX_SIZE (UINT64_C(1) << 62) /* a tensor's SIZE is below this */
-#define MP_MAX_BYTES UINT64_MAX /* no buffer may exceed this */
 #define MP_MAX_MEM_ID 1024              /* largest pre-assigned pool */
 #define MP_MAX_DEVICE_INDEX 65535
 #define MP_MAX_ALIGNMENT (UINT32_C(1) << 30)
@@ -127,7 +134,15 @@ MP_API void mp_buf_printf(mp_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 MP_API void mp_buf_u64(mp_buf *b, uint64_t v);
 
-/* ------------------------------------------------------------ graph model */
+/* ---------------------------------------------------------- the handles */
+
+typedef struct mp_program mp_program;     /* a parsed or built program */
+typedef struct mp_plan mp_plan;           /* a plan of one */
+typedef struct mp_options mp_options;     /* planning options */
+typedef struct mp_verify_report mp_report; /* what the verifier found */
+typedef struct mp_builder mp_builder;     /* a program under construction */
+
+/* ------------------------------------------------------------- programs */
 
 enum mp_device_type { MP_DEV_CPU = 0, MP_DEV_CUDA = 1 };
 
@@ -140,33 +155,14 @@ enum mp_tensor_flags {
     MP_T_CONST = 1u << 0,
     MP_T_MUTABLE = 1u << 1,
     MP_T_DYNAMIC = 1u << 2,
-    /* a delegate node's scratch= (since 1.4): the tensor "scratch.N" that
-     * node N defines as its last output and no node reads; files give it as
-     * scratch=BYTES on the node, never as a tensor line */
+    /* a delegate node's scratch=: the tensor "scratch.N" that node N
+     * defines as its last output and no node reads */
     MP_T_SCRATCH = 1u << 3,
-    /* at=OFFSET (since 1.5): the tensor's storage is fixed at byte `at` of
-     * its pool, as in TFLite Micro's offline plans; entry graph only, never
-     * on an in-place or view tensor (they live in their base's storage) */
+    /* at=OFFSET: storage fixed at byte `at` of its pool (entry graph only) */
     MP_T_PINNED = 1u << 4,
-    /* shared (since 1.5): state several methods share (a KV cache): a
-     * mutable tensor of an entry graph that every method declaring it keeps
-     * at the same pool and offset */
+    /* shared: a mutable tensor several methods keep at one place */
     MP_T_SHARED = 1u << 5
 };
-
-typedef struct mp_tensor {
-    const char *name;
-    uint64_t size;        /* unaligned byte count */
-    mp_device device;
-    uint32_t flags;       /* mp_tensor_flags */
-    uint32_t mem_id;      /* pre-assigned pool, 0 when none */
-    int32_t inplace_base; /* tensor index as written, or -1 */
-    int32_t view_base;    /* tensor index as written, or -1 */
-    int32_t root;         /* storage owner: self, or the view chain's end */
-    int32_t def_node;     /* node whose out= names it, -1 if none */
-    int32_t line;         /* line of its tensor declaration */
-    uint64_t at;          /* pinned offset in its pool (MP_T_PINNED), else 0 */
-} mp_tensor;
 
 enum mp_node_kind {
     MP_NODE_PLACEHOLDER,
@@ -179,67 +175,6 @@ enum mp_node_kind {
     MP_NODE_OUTPUT
 };
 
-typedef struct mp_node {
-    uint32_t kind; /* enum mp_node_kind */
-    int32_t line;
-    int32_t *in;   /* tensor indices as written (views not resolved) */
-    uint32_t n_in;
-    int32_t *out;
-    uint32_t n_out;
-    /* sub-graph indices, -1 when unused: cond true/false, while cond/body,
-     * map and scan body in sub[0]. */
-    int32_t sub[2];
-    const char *backend; /* delegate only */
-    const char *op;      /* the operator (op=, e.g. aten.add.Tensor), or NULL */
-    /* span= (since 1.6): the time units the node stands for, 1 when not
-     * given.  Only opt reads it: it weighs lifetimes by real time in its
-     * orderings (a MiniMalloc CSV imported with its gaps squeezed out). */
-    uint32_t span;
-} mp_node;
-
-typedef struct mp_graphdef {
-    const char *name;
-    int32_t line;
-    mp_tensor *tensors;
-    uint32_t n_tensors;
-    mp_node *nodes;
-    uint32_t n_nodes;
-} mp_graphdef;
-
-/* A memory map (since 1.5): named banks in order of preference (fastest
- * first), each with a byte capacity; bank i is pool (mem_id) i.  Tensors
- * without a mem_id go to the first bank and spill to the next when it is
- * full; a tensor with mem_id=i stays in bank i. */
-#define MP_MAX_BANKS 8
-#define MP_MAX_BANK_NAME 31
-#define MP_UNLIMITED UINT64_MAX /* a bank's capacity: no limit */
-typedef struct mp_bank {
-    char name[MP_MAX_BANK_NAME + 1];
-    uint64_t capacity;
-} mp_bank;
-typedef struct mp_banks {
-    uint32_t n; /* 0: no memory map (one pool per mem_id, unlimited) */
-    mp_bank bank[MP_MAX_BANKS];
-} mp_banks;
-
-/* Which tensors stay in a full bank (the others spill to the next). */
-enum mp_spill_order {
-    MP_SPILL_VALUE,  /* the largest size x lifetime stay (the most accesses) */
-    MP_SPILL_PROGRAM /* program order: the first used stay (a plain fill) */
-};
-
-typedef struct mp_program {
-    const char *filename;
-    mp_graphdef *graphs; /* graphs[0] is the entry graph */
-    uint32_t n_graphs;
-    struct mp_arena *arena; /* owns every string and array above */
-    mp_banks banks; /* the file's `banks` line (since 1.5), n = 0 when none */
-    /* the methods (since 1.5): the graphs an `entry` line names, entries[0]
-     * == 0; n_entries 0 (no entry line) means graphs[0] alone */
-    int32_t *entries;
-    uint32_t n_entries;
-} mp_program;
-
 /* Parse a .mpg file held in memory.  `filename` is used in messages.
  * Returns NULL with err->code MP_EFORMAT on any violation of the format. */
 MP_API mp_program *mp_graph_parse(const char *data, size_t len, const char *filename,
@@ -249,24 +184,68 @@ MP_API void mp_program_free(mp_program *prog);
 /* Write a program back as .mpg text (canonical spacing). */
 MP_API void mp_graph_write(const mp_program *prog, mp_buf *out);
 
+/* Graphs: 0 is the entry graph; the methods (an `entry` line) are graphs
+ * too, mp_program_method(prog, i) gives the graph of method i. */
+MP_API uint32_t mp_program_graph_count(const mp_program *prog);
+MP_API const char *mp_program_graph_name(const mp_program *prog, uint32_t graph);
+MP_API int32_t mp_program_graph_find(const mp_program *prog, const char *name);
+MP_API uint32_t mp_program_method_count(const mp_program *prog); /* at least 1 */
+MP_API int32_t mp_program_method(const mp_program *prog, uint32_t method);
+
+/* Tensors of a graph, in file order. */
+enum mp_tensor_field {
+    MP_TENSOR_SIZE,         /* unaligned bytes */
+    MP_TENSOR_FLAGS,        /* enum mp_tensor_flags */
+    MP_TENSOR_MEM_ID,       /* pre-assigned pool, 0 when none */
+    MP_TENSOR_AT,           /* pinned offset (MP_T_PINNED), else 0 */
+    MP_TENSOR_DEVICE_TYPE,  /* enum mp_device_type */
+    MP_TENSOR_DEVICE_INDEX,
+    MP_TENSOR_INPLACE_BASE, /* tensor index + 1, 0 when none */
+    MP_TENSOR_VIEW_BASE,    /* tensor index + 1, 0 when none */
+    MP_TENSOR_DEF_NODE      /* index + 1 of the node whose out= names it, 0: none */
+};
+MP_API uint32_t mp_program_tensor_count(const mp_program *prog, uint32_t graph);
+MP_API const char *mp_program_tensor_name(const mp_program *prog, uint32_t graph, uint32_t tensor);
+MP_API int32_t mp_program_tensor_find(const mp_program *prog, uint32_t graph, const char *name);
+MP_API uint64_t mp_program_tensor_get(const mp_program *prog, uint32_t graph, uint32_t tensor,
+                                      int field);
+
+/* Nodes of a graph, in order. */
+enum mp_node_field {
+    MP_NODE_KIND,     /* enum mp_node_kind */
+    MP_NODE_N_IN,     /* then mp_program_node_input(..., i) */
+    MP_NODE_N_OUT,    /* then mp_program_node_output(..., i) */
+    MP_NODE_SUB0,     /* sub-graph index + 1 (cond true, while cond, map/scan body), 0: none */
+    MP_NODE_SUB1,     /* sub-graph index + 1 (cond false, while body), 0: none */
+    MP_NODE_SPAN      /* the time units it stands for (1 unless given) */
+};
+MP_API uint32_t mp_program_node_count(const mp_program *prog, uint32_t graph);
+MP_API uint64_t mp_program_node_get(const mp_program *prog, uint32_t graph, uint32_t node, int field);
+MP_API int32_t mp_program_node_input(const mp_program *prog, uint32_t graph, uint32_t node, uint32_t i);
+MP_API int32_t mp_program_node_output(const mp_program *prog, uint32_t graph, uint32_t node, uint32_t i);
+/* The operator (op=) or the delegate's backend, NULL when none. */
+MP_API const char *mp_program_node_op(const mp_program *prog, uint32_t graph, uint32_t node);
+MP_API const char *mp_program_node_backend(const mp_program *prog, uint32_t graph, uint32_t node);
+
 MP_API const char *mp_node_kind_name(uint32_t kind);
 /* "cpu:0", "cuda:3": writes into buf (at least 24 bytes), returns buf. */
 MP_API const char *mp_device_str(mp_device dev, char *buf);
-MP_API int mp_device_cmp(mp_device a, mp_device b); /* cpu:0 first, then type, index */
-MP_API bool mp_device_eq(mp_device a, mp_device b);
-MP_API int32_t mp_graph_find(const mp_program *prog, const char *name);
-MP_API int32_t mp_tensor_find(const mp_graphdef *g, const char *name);
 
-/* ------------------------------------------------------ graph builder */
+/* ------------------------------------------------------ program builder */
 
 /* A program built in memory, call by call, instead of parsed from text.
  * It holds exactly what a .mpg file can say and is checked by the same
  * rules when finished: an error names the call ("graph 'main', tensor
  * 'x': ...").  Names are [A-Za-z0-9_.$-]+, at most MP_MAX_NAME bytes;
- * an operator name may also hold the characters :/@+()[]<>. */
-typedef struct mp_builder mp_builder;
-
+ * an operator name may also hold the characters :/@+()[]<>.
+ *
+ * Each spec starts with its own size: set struct_size = sizeof the struct
+ * you were built with.  A library newer than the caller reads the fields
+ * that size holds and takes the rest as zero; an older one refuses
+ * (MP_EFORMAT) a size it does not know unless the fields past its own
+ * are all zero. */
 typedef struct mp_tensor_spec {
+    uint32_t struct_size; /* sizeof(mp_tensor_spec) */
     const char *name;
     uint64_t size;
     mp_device device;
@@ -274,12 +253,12 @@ typedef struct mp_tensor_spec {
     uint32_t mem_id;     /* 0: none */
     const char *inplace; /* base tensor's name, or NULL */
     const char *view;    /* base tensor's name, or NULL */
-    uint64_t at;         /* with MP_T_PINNED in flags: the pinned offset
-                          * (since 1.5) */
+    uint64_t at;         /* with MP_T_PINNED in flags: the pinned offset */
 } mp_tensor_spec;
 
 typedef struct mp_node_spec {
-    uint32_t kind; /* enum mp_node_kind */
+    uint32_t struct_size; /* sizeof(mp_node_spec) */
+    uint32_t kind;        /* enum mp_node_kind */
     const char *const *in;
     uint32_t n_in;
     const char *const *out;
@@ -287,10 +266,9 @@ typedef struct mp_node_spec {
     const char *sub[2];  /* sub-graph names (cond: true, false; while: cond,
                           * body; map, scan: body), NULL when unused */
     const char *backend; /* delegate only, or NULL */
-    const char *op;      /* the operator's name, or NULL (since 1.2) */
+    const char *op;      /* the operator's name, or NULL */
     uint64_t scratch;    /* delegate only: bytes of working memory live during
-                          * the node alone, planned as tensor "scratch.N"; 0:
-                          * none (since 1.4) */
+                          * the node alone, planned as tensor "scratch.N" */
 } mp_node_spec;
 
 MP_API mp_builder *mp_builder_new(mp_err *err);
@@ -300,149 +278,105 @@ MP_API void mp_builder_free(mp_builder *b);
 MP_API int mp_builder_graph(mp_builder *b, const char *name, mp_err *err);
 MP_API int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *t, mp_err *err);
 MP_API int mp_builder_node(mp_builder *b, const mp_node_spec *n, mp_err *err);
+/* The program's methods (an entry line): graph names, the first graph
+ * first; the rules are checked at finish. */
+MP_API int mp_builder_methods(mp_builder *b, const char *const *names, uint32_t n, mp_err *err);
 /* The program, checked as a parsed file is; the builder may then be freed.
  * NULL with MP_EFORMAT and the offending call named. */
-/* The program's methods (an entry line, since 1.5): graph names, the first
- * graph first; the rules are checked at finish. */
-MP_API int mp_builder_methods(mp_builder *b, const char *const *names, uint32_t n, mp_err *err);
 MP_API mp_program *mp_builder_finish(mp_builder *b, mp_err *err);
 
-/* ----------------------------------------------------------------- options */
+/* ---------------------------------------------------------------- options */
 
-/* The built-in planners' positions in the planner table (api/planners.c). */
-enum mp_algo { MP_ALGO_GREEDY, MP_ALGO_NAIVE, MP_ALGO_OPT };
+/* Defaults: planner opt, alignment 16, inputs, outputs and mutable
+ * buffers allocated, one pool per mem_id; the same as `memplan plan`'s and
+ * Python's. */
+MP_API mp_options *mp_options_new(mp_err *err);
+MP_API void mp_options_free(mp_options *o);
+/* Set one option by the name the plan file's options line and the
+ * command's flags use, from text:
+ *   algo NAME (a planner of the table)   alignment N (1..2^30, a power of 2)
+ *   alloc_inputs, alloc_outputs, alloc_mutable, per_device, et_exact,
+ *   exact: 1 or 0 (true or false)        budget_ms N, exact_ms N
+ *   et_upstream PR (21616 or 21840; adds to the set, implies et_exact)
+ *   banks MAP ("sram=256K,dram=64M")     spill_order value|program
+ * MP_EFORMAT naming the option on an unknown name or a bad value; the
+ * options are then as before the call.  Names may be added, never taken
+ * away. */
+MP_API int mp_options_set(mp_options *o, const char *name, const char *value, mp_err *err);
+/* The value of an option as text (as mp_options_set takes it) into out;
+ * MP_EFORMAT on an unknown name. */
+MP_API int mp_options_get(const mp_options *o, const char *name, mp_buf *out, mp_err *err);
 
-typedef struct mp_options {
-    uint32_t alignment; /* default 16 */
-    bool alloc_inputs, alloc_outputs, alloc_mutable, per_device;
-    uint32_t algo;   /* a planner: its index in the planner table */
-    bool et_exact;   /* reproduce ExecuTorch, defects included */
-    bool exact;         /* opt: exact search */
-    uint32_t budget_ms; /* opt: improvement effort (as fixed work) */
-    uint32_t exact_ms;  /* opt --exact: search effort per buffer (as fixed work) */
-    /* reference: tensors ExecuTorch's re-planning of shared sub-graphs may
-     * visit beyond 8 per graph element before the graph is refused for a
-     * limit; 0 means 10^6 (fuzz targets lower it to stay fast) */
-    uint64_t replan_limit;
-    /* with et_exact: ExecuTorch's pending pull requests applied on top of
-     * it, MP_UPSTREAM_* bits (since 1.2; docs/deviations.md) */
-    uint32_t et_upstream;
-    /* the memory map (since 1.5); none: what the program file gives */
-    mp_banks banks;
-    uint32_t spill_order; /* enum mp_spill_order */
-} mp_options;
+/* ----------------------------------------------------------------- plans */
 
-enum mp_upstream {
-    MP_UPSTREAM_21616 = 1u << 0, /* every spec aligned before the algorithm (D6) */
-    MP_UPSTREAM_21840 = 1u << 1  /* an in-place base lives as long as its dependants (D5) */
-};
-
-MP_API void mp_options_default(mp_options *o);
-/* Parse a memory map, "sram=256K,dram=64M" (or ':' for '='; sizes in
- * bytes with an optional K, M, G or T suffix of powers of 1024, or
- * "unlimited").  MP_EFORMAT with the reason in err on a bad map.  One
- * unlimited bank is no map at all (n = 0): plans stay as without one. */
-MP_API int mp_banks_parse(const char *spec, mp_banks *out, mp_err *err);
-
-/* ------------------------------------------------------------- plan model */
-
-typedef struct mp_alloc {
-    const char *name; /* tensor name as in the plan */
-    int32_t tensor;   /* index in the graph, -1 if the name is unknown */
-    int32_t line;     /* line in the plan file, 0 when made in memory */
-    uint64_t mem_id;
-    uint64_t obj;
-    uint64_t offset;
-    uint64_t size;
-    int64_t life_start, life_end;
-} mp_alloc;
-
-typedef struct mp_free {
-    const char *name;
-    int32_t tensor;
-    int32_t line;
-    int64_t after;
-} mp_free;
-
-typedef struct mp_graph_plan {
-    const char *name; /* graph name */
-    int32_t graph;    /* index in the program, -1 if unknown */
-    int32_t line;
-    uint64_t *buffers;
-    mp_device *devices;
-    uint32_t n_buffers, n_devices;
-    mp_alloc *allocs;
-    uint32_t n_allocs;
-    mp_free *frees;
-    uint32_t n_frees;
-} mp_graph_plan;
-
-typedef struct mp_plan {
-    mp_options opts;       /* the options line, clamped to legal values */
-    /* The options line as written, for the verifier to judge: alignment and
-     * the four flags alloc_inputs, alloc_outputs, alloc_mutable, per_device. */
-    uint64_t raw_alignment, raw_flags[4];
-    const char *algo_name; /* the planner, as written in the options line */
-    mp_graph_plan *graphs; /* one block each, file order */
-    uint32_t n_graphs;
-    const char *notes; /* planner remarks for the user (exact search), or NULL */
-    struct mp_arena *arena;
-} mp_plan;
-
+/* Plan a program with the planner and mode in `opts` (NULL: the
+ * defaults).  Returns NULL with MP_EPLAN when the graph cannot be planned,
+ * MP_EFORMAT for options the planner has no such mode for (et_exact
+ * beside opt, exact beside greedy), MP_ENOMEM when memory ran out. */
+MP_API mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err *err);
 MP_API void mp_plan_free(mp_plan *plan);
 MP_API void mp_plan_write(const mp_plan *plan, mp_buf *out);
 /* Parse a .mpp file.  Only the syntax is checked here (MP_EFORMAT); names
- * are resolved against `prog` when it is given, unknown ones left as -1
- * for the verifier to report. */
+ * are resolved against `prog` when it is given, unknown ones left for the
+ * verifier to report. */
 MP_API mp_plan *mp_plan_parse(const char *data, size_t len, const char *filename,
                               const mp_program *prog, mp_err *err);
 MP_API mp_plan *mp_plan_load(const char *path, const mp_program *prog, mp_err *err);
-/* The plan in another tool's format (since 1.2; docs/formats.md): "json";
- * "minimalloc-csv" (the entry graph's allocations of buffer `buffer`,
- * id,lower,upper,size,offset); "tflm-offline" (TFLite Micro's offline
- * planning buffer, binary).  MP_EFORMAT for an unknown format or a plan
- * the format cannot hold. */
+/* The plan in another tool's format (docs/formats.md): "json";
+ * "minimalloc-csv" (the entry graph's allocations of buffer `buffer`);
+ * "tflm-offline" (TFLite Micro's offline planning buffer, binary).
+ * MP_EFORMAT for an unknown format or a plan the format cannot hold. */
 MP_API int mp_plan_export(const mp_program *prog, const mp_plan *plan, const char *format, uint64_t buffer,
                           mp_buf *out, mp_err *err);
+/* What `memplan plan --summary` writes: per pool and device, the bytes,
+ * the lower bound, what holds the peak; as text or JSON. */
+MP_API int mp_plan_summary(const mp_program *prog, const mp_plan *plan, bool json, mp_buf *out, mp_err *err);
 /* Total bytes: the entry block's buffers added up (0 when absent). */
 MP_API uint64_t mp_plan_total_bytes(const mp_plan *plan);
+MP_API const char *mp_plan_algo(const mp_plan *plan);  /* the planner's name */
+MP_API const char *mp_plan_notes(const mp_plan *plan); /* remarks (exact search), or NULL */
 
-/* ---------------------------------------------------------- planner table */
+/* Blocks: one per graph planned, file order; block 0 is the entry graph's. */
+MP_API uint32_t mp_plan_block_count(const mp_plan *plan);
+MP_API const char *mp_plan_block_name(const mp_plan *plan, uint32_t block); /* its graph's name */
+MP_API uint32_t mp_plan_buffer_count(const mp_plan *plan, uint32_t block);
+MP_API uint64_t mp_plan_buffer_size(const mp_plan *plan, uint32_t block, uint32_t buffer);
+MP_API mp_device mp_plan_buffer_device(const mp_plan *plan, uint32_t block, uint32_t buffer);
 
-/* What a planner can do (mp_planner.caps). */
+/* Allocations of a block, in plan order. */
+enum mp_alloc_field {
+    MP_ALLOC_MEM_ID,
+    MP_ALLOC_OBJ,
+    MP_ALLOC_OFFSET,
+    MP_ALLOC_SIZE,
+    MP_ALLOC_FIRST, /* first node of its lifetime + 1 (0: none) */
+    MP_ALLOC_LAST   /* last node of its lifetime + 1 (0: none) */
+};
+MP_API uint32_t mp_plan_alloc_count(const mp_plan *plan, uint32_t block);
+MP_API const char *mp_plan_alloc_name(const mp_plan *plan, uint32_t block, uint32_t alloc);
+MP_API uint64_t mp_plan_alloc_get(const mp_plan *plan, uint32_t block, uint32_t alloc, int field);
+/* Frees of a block (a dynamic tensor freed after node `after`). */
+MP_API uint32_t mp_plan_release_count(const mp_plan *plan, uint32_t block);
+MP_API const char *mp_plan_release_name(const mp_plan *plan, uint32_t block, uint32_t release);
+MP_API int64_t mp_plan_release_after(const mp_plan *plan, uint32_t block, uint32_t release);
+
+/* --------------------------------------------------------- planner table */
+
+/* What a planner can do (mp_planner_caps). */
 enum mp_planner_caps {
     MP_CAP_ET_EXACT = 1u << 0,   /* reproduces ExecuTorch with et_exact */
-    MP_CAP_EXACT = 1u << 1,      /* has an exact search (options.exact) */
+    MP_CAP_EXACT = 1u << 1,      /* has an exact search (exact) */
     MP_CAP_REFUSES_INPLACE = 1u << 2, /* refuses programs with in-place tensors */
     MP_CAP_NO_WORSE = 1u << 3,   /* never more bytes than greedy (checked) */
     MP_CAP_REFERENCE = 1u << 4,  /* the reference the others are compared to */
-    MP_CAP_BANKS = 1u << 5       /* plans over a memory map and around fixed offsets (banks,
-                                  * pins, methods' shared state; since 1.5) */
+    MP_CAP_BANKS = 1u << 5       /* plans over a memory map and around pins */
 };
 
-typedef mp_plan *(*mp_plan_fn)(const mp_program *prog, const mp_options *opts, mp_err *err);
-
-/* One planner: a line of the table in api/planners.c. */
-typedef struct mp_planner {
-    const char *name;    /* --algo NAME, the plan file's algo=, the store's algo */
-    const char *summary; /* one line for --help and the docs */
-    mp_plan_fn plan;     /* called by mp_plan_program, never directly */
-    uint32_t caps;       /* enum mp_planner_caps */
-    const char *color;   /* the pictures' colour for it, "#rrggbb" */
-} mp_planner;
-
 MP_API uint32_t mp_planner_count(void);
-/* Planner i (NULL past the end); mp_options.algo is such an index. */
-MP_API const mp_planner *mp_planner_get(uint32_t i);
-MP_API int mp_algo_parse(const char *name); /* its index, -1 if unknown */
-MP_API const char *mp_algo_name(uint32_t algo); /* "?" if out of range */
-
-/* Plan a program with the planner and mode in `opts`.  Returns NULL with
- * MP_EPLAN when the graph cannot be planned, MP_EFORMAT for bad options
- * (an unknown planner, et_exact where the planner has no such mode),
- * MP_ENOMEM when memory ran out.  Planners without MP_CAP_EXACT ignore
- * `exact`, `budget_ms` and `exact_ms`. */
-MP_API mp_plan *mp_plan_program(const mp_program *prog, const mp_options *opts, mp_err *err);
+MP_API const char *mp_planner_name(uint32_t i);    /* NULL past the end */
+MP_API const char *mp_planner_summary(uint32_t i); /* one line, NULL past the end */
+MP_API uint32_t mp_planner_caps(uint32_t i);       /* enum mp_planner_caps */
+MP_API int mp_algo_parse(const char *name);        /* its index, -1 if unknown */
 
 /* --------------------------------------------------------------- verifier */
 
@@ -459,51 +393,42 @@ enum mp_rule {
 };
 #define MP_N_RULES 9 /* indices 1..8 */
 
-typedef struct mp_violation {
-    const char *graph; /* graph name ("" for the file as a whole) */
-    uint32_t rule;     /* enum mp_rule */
-    const char *kind;  /* "overlap", "alignment", "size", ... */
-    char *msg;         /* the whole line, without the graph prefix */
-    const char *tensors[2];
-    int64_t buffer;    /* -1 when none */
-    uint64_t ranges[2][2]; /* byte ranges [lo, hi) of tensors[0..1] */
-    uint32_t n_ranges;
-    int64_t nodes[2];  /* node range, -1 when none */
-} mp_violation;
-
-typedef struct mp_verify_report {
-    uint64_t n_violations;          /* all of them */
-    uint64_t per_rule[MP_N_RULES];
-    mp_violation *v;                /* the first MP_VERIFY_DETAIL of them (NULL: none) */
-    uint32_t n_v;
-    /* quality of the entry graph's buffers */
-    uint64_t total_bytes, lower_bound;
-    double ratio;                   /* total / lower bound (1 when both 0) */
-    uint64_t *buf_bytes, *buf_lower;
-    uint32_t n_buffers;
-    struct mp_arena *arena;
-    /* Wasteful, not unsafe (since 1.2): bytes a plan reserves that the
-     * runtime never uses (a tensor planned that the options leave to the
-     * caller or the parent graph).  A plan with warnings only is valid. */
-    uint64_t n_warnings, wasted_bytes;
-    mp_violation *w; /* the first MP_VERIFY_DETAIL of them (NULL: none) */
-    uint32_t n_w;
-    /* per buffer of the entry graph: the node where buf_lower is reached
-     * (the first such), -1 when nothing lives in it (since 1.4) */
-    int64_t *buf_peak;
-} mp_verify_report;
-
-#define MP_VERIFY_DETAIL 1000
-
 MP_API const char *mp_rule_name(uint32_t rule);
-/* Check `plan` against `prog`.  Returns MP_OK (valid), MP_EINVALID, or an
- * error code when the check itself could not run (the report is then
- * empty but may still be freed). */
-MP_API int mp_verify(const mp_program *prog, const mp_plan *plan, mp_verify_report *r,
-                     mp_err *err);
-MP_API void mp_verify_report_free(mp_verify_report *r);
-MP_API void mp_verify_write_text(const mp_verify_report *r, mp_buf *out);
-MP_API void mp_verify_write_json(const mp_verify_report *r, mp_buf *out);
+/* Check `plan` against `prog`.  Returns the report (valid or not: see
+ * mp_report_valid), or NULL with err set when the check could not run. */
+MP_API mp_report *mp_verify_plan(const mp_program *prog, const mp_plan *plan, mp_err *err);
+MP_API void mp_report_free(mp_report *r);
+MP_API bool mp_report_valid(const mp_report *r);
+
+/* Figures of a report. */
+enum mp_report_field {
+    MP_REPORT_VIOLATIONS,   /* all of them (the first 1000 have details) */
+    MP_REPORT_WARNINGS,     /* wasteful findings: bytes reserved, never used */
+    MP_REPORT_WASTED_BYTES,
+    MP_REPORT_TOTAL_BYTES,  /* the entry graph's buffers */
+    MP_REPORT_LOWER_BOUND,
+    MP_REPORT_BUFFERS       /* then mp_report_buffer */
+};
+MP_API uint64_t mp_report_get(const mp_report *r, int field);
+MP_API double mp_report_ratio(const mp_report *r); /* total / lower bound (1 when both 0) */
+MP_API uint64_t mp_report_rule_count(const mp_report *r, uint32_t rule);
+/* Buffer i of the entry graph: its bytes, its lower bound, the node where
+ * that bound is reached (-1: nothing lives in it). */
+MP_API int mp_report_buffer(const mp_report *r, uint32_t i, uint64_t *bytes, uint64_t *lower, int64_t *peak_node);
+
+/* A finding (a violation, or a warning with warning = true). */
+enum mp_finding_field {
+    MP_FINDING_GRAPH,   /* graph name ("" for the file as a whole) */
+    MP_FINDING_KIND,    /* "overlap", "alignment", "size", ... */
+    MP_FINDING_MESSAGE, /* the whole line, without the graph prefix */
+    MP_FINDING_TENSOR0, /* the tensors it names, NULL when none */
+    MP_FINDING_TENSOR1
+};
+MP_API uint32_t mp_report_finding_count(const mp_report *r, bool warning); /* with details */
+MP_API const char *mp_report_finding(const mp_report *r, bool warning, uint32_t i, int field);
+MP_API uint32_t mp_report_finding_rule(const mp_report *r, bool warning, uint32_t i);
+MP_API void mp_report_write_text(const mp_report *r, mp_buf *out);
+MP_API void mp_report_write_json(const mp_report *r, mp_buf *out);
 
 #ifdef __cplusplus
 }

@@ -144,7 +144,7 @@ int mp_db_prune(mp_db *db, uint64_t keep, mp_prune_summary *s, mp_err *err);
 int mp_db_vacuum(mp_db *db, mp_err *err); /* give the freed pages back to the file system */
 /* The history report: format "text", "csv" or "json"; since: an ISO date
  * prefix or NULL; algo: one algorithm or NULL. */
-int mp_report(mp_db *db, const char *since, const char *algo, const char *format,
+int mp_db_report(mp_db *db, const char *since, const char *algo, const char *format,
               struct mp_buf *out, mp_err *err);
 /* Per commit (in the order first measured), each planner's figures over
  * the harness runs of the newest run's command, and the change against

@@ -6,12 +6,12 @@
 # program, by memplan's verifier (`memplan verify`, which ExecuTorch's
 # checks only the entry graph's specs): a Markdown table, as
 # docs/executorch-check.md keeps it.  Needs build/memplan,
-# build/libmemplan.so.1 and Debian's python3-torch.
+# build/libmemplan.so.2 and Debian's python3-torch.
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 EXECUTORCH_CHECKOUT [GRAPH...]" >&2; exit 2; }
 co=$1; shift
 [ $# -gt 0 ] || set -- corpus/*/*.mpg
-export MEMPLAN_LIBRARY=${MEMPLAN_LIBRARY:-$(pwd)/build/libmemplan.so.1}
+export MEMPLAN_LIBRARY=${MEMPLAN_LIBRARY:-$(pwd)/build/libmemplan.so.2}
 say() { # the verdict of one run, short
     case $1 in
     0) sed -n 's/.*accepts the plan (\([0-9]*\) pairs.*/accepted (\1 pairs share storage)/p' "$2" ;;

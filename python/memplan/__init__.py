@@ -1,4 +1,4 @@
-"""memplan from Python: the shared library (libmemplan.so.1) through ctypes.
+"""memplan from Python: the shared library (libmemplan.so.2) through ctypes.
 
     import memplan
     prog = memplan.load("model.mpg")            # or memplan.Builder() ... .build()

@@ -24,30 +24,32 @@ def _device(d):
 class GraphPlan:
     """One graph's block: buffer sizes and devices, allocations by tensor."""
 
-    def __init__(self, gp):
-        self.name = _s(gp.name)
-        self.buffers = [gp.buffers[i] for i in range(gp.n_buffers)]
-        self.devices = [_device(gp.devices[i]) for i in range(gp.n_devices)]
+    def __init__(self, h, b):
+        self.name = _s(lib.mp_plan_block_name(h, b))
+        n = lib.mp_plan_buffer_count(h, b)
+        self.buffers = [lib.mp_plan_buffer_size(h, b, i) for i in range(n)]
+        self.devices = [_device(lib.mp_plan_buffer_device(h, b, i)) for i in range(n)]
         self.allocations = {}
-        for i in range(gp.n_allocs):
-            a = gp.allocs[i]
-            self.allocations[_s(a.name)] = Allocation(_s(a.name), a.mem_id, a.obj, a.offset, a.size,
-                                                      (a.life_start, a.life_end))
-        self.frees = {_s(gp.frees[i].name): gp.frees[i].after for i in range(gp.n_frees)}
+        for i in range(lib.mp_plan_alloc_count(h, b)):
+            name = _s(lib.mp_plan_alloc_name(h, b, i))
+            f = [lib.mp_plan_alloc_get(h, b, i, k) for k in range(6)]
+            self.allocations[name] = Allocation(name, f[_lib.ALLOC_MEM_ID], f[_lib.ALLOC_OBJ], f[_lib.ALLOC_OFFSET],
+                                                f[_lib.ALLOC_SIZE], (f[_lib.ALLOC_FIRST] - 1, f[_lib.ALLOC_LAST] - 1))
+        self.frees = {_s(lib.mp_plan_release_name(h, b, i)): lib.mp_plan_release_after(h, b, i)
+                      for i in range(lib.mp_plan_release_count(h, b))}
 
 
 class Plan:
-    """A plan (owns the library's mp_plan).  graphs[0] is the entry graph's
-    block; buffers and tensors are the entry graph's."""
+    """A plan (owns the library's mp_plan handle).  graphs[0] is the entry
+    graph's block; buffers and tensors are the entry graph's."""
 
     def __init__(self, handle, program):
         self._h = handle
         self._program = program  # kept alive: the plan's names point into it
         program._plans += 1
-        p = handle.contents
-        self.algo = _s(p.algo_name)
-        self.notes = _s(p.notes)
-        self.graphs = [GraphPlan(p.graphs[i]) for i in range(p.n_graphs)]
+        self.algo = _s(lib.mp_plan_algo(handle))
+        self.notes = _s(lib.mp_plan_notes(handle))
+        self.graphs = [GraphPlan(handle, b) for b in range(lib.mp_plan_block_count(handle))]
         self.total_bytes = lib.mp_plan_total_bytes(handle)
 
     def close(self):
@@ -103,44 +105,77 @@ class Plan:
         check(err, rc[0] == _lib.OK)
         return data
 
+    def summary(self, json=False):
+        """What `memplan plan --summary` writes: per pool, the bytes, the
+        lower bound and what is live at the peak (text, or JSON text)."""
+        err, rc = _lib.Err(), []
+        text = _lib.take_buf(lambda b: rc.append(lib.mp_plan_summary(self.program.handle, self.handle, bool(json), b,
+                                                                      ctypes.byref(err))))
+        check(err, rc[0] == _lib.OK)
+        return text
+
 
 def planners():
     """The planner table: [(name, summary)]."""
-    out = []
-    for i in range(lib.mp_planner_count()):
-        p = lib.mp_planner_get(i).contents
-        out.append((_s(p.name), _s(p.summary)))
-    return out
+    return [(_s(lib.mp_planner_name(i)), _s(lib.mp_planner_summary(i))) for i in range(lib.mp_planner_count())]
 
 
-UPSTREAM = {21616: 1, 21840: 2}  # ExecuTorch PRs --et-upstream applies (MP_UPSTREAM_*)
+UPSTREAM = (21616, 21840)  # ExecuTorch PRs et_upstream applies
+
+
+class Options:
+    """An mp_options handle, freed with this object."""
+
+    def __init__(self):
+        err = _lib.Err()
+        self._h = lib.mp_options_new(ctypes.byref(err))
+        check(err, self._h)
+
+    def set(self, name, value):
+        err = _lib.Err()
+        if isinstance(value, bool):
+            value = int(value)
+        check(err, lib.mp_options_set(self._h, name.encode("utf-8"), str(value).encode("utf-8"),
+                                      ctypes.byref(err)) == _lib.OK)
+
+    def get(self, name):
+        err, rc = _lib.Err(), []
+        text = _lib.take_buf(lambda b: rc.append(lib.mp_options_get(self._h, name.encode("utf-8"), b,
+                                                                     ctypes.byref(err))))
+        check(err, rc[0] == _lib.OK)
+        return text
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib.mp_options_free(self._h)
+            self._h = None
 
 
 def options(algo="opt", alignment=16, alloc_inputs=True, alloc_outputs=True, alloc_mutable=True,
             per_device=False, et_exact=False, exact=False, budget_ms=None, exact_ms=None, et_upstream=(),
             banks=None, spill_order="value"):
-    o = _lib.Options()
-    lib.mp_options_default(ctypes.byref(o))
-    index = lib.mp_algo_parse(algo.encode("utf-8"))
-    if index < 0:
+    if lib.mp_algo_parse(algo.encode("utf-8")) < 0:
         raise MemplanError(_lib.EFORMAT, "unknown planner %r (one of %s)" % (algo, ", ".join(n for n, _ in planners())))
-    o.algo, o.alignment = index, in_range(alignment, "alignment", U32, 1)
-    o.alloc_inputs, o.alloc_outputs, o.alloc_mutable = alloc_inputs, alloc_outputs, alloc_mutable
-    o.per_device, o.et_exact, o.exact = per_device, et_exact, exact
+    o = Options()
+    o.set("algo", algo)
+    o.set("alignment", in_range(alignment, "alignment", U32, 1))
+    for name, value in (("alloc_inputs", alloc_inputs), ("alloc_outputs", alloc_outputs),
+                        ("alloc_mutable", alloc_mutable), ("per_device", per_device), ("et_exact", et_exact),
+                        ("exact", exact)):
+        o.set(name, bool(value))
     if budget_ms is not None:
-        o.budget_ms = in_range(budget_ms, "budget_ms", U32)
+        o.set("budget_ms", in_range(budget_ms, "budget_ms", U32))
     if exact_ms is not None:
-        o.exact_ms = in_range(exact_ms, "exact_ms", U32)
+        o.set("exact_ms", in_range(exact_ms, "exact_ms", U32))
     for pr in et_upstream:
         if pr not in UPSTREAM:
             raise MemplanError(_lib.EFORMAT, "no fix of ExecuTorch PR #%s (%s)" % (pr, ", ".join(map(str, UPSTREAM))))
-        o.et_exact, o.et_upstream = True, o.et_upstream | UPSTREAM[pr]
+        o.set("et_upstream", pr)
     if banks is not None:  # a memory map, "sram=256K,dram=64M" (memplan plan --banks)
-        err = _lib.Err()
-        check(err, lib.mp_banks_parse(banks.encode("utf-8"), ctypes.byref(o.banks), ctypes.byref(err)) == _lib.OK)
+        o.set("banks", banks)
     if spill_order not in ("value", "program"):
         raise MemplanError(_lib.EFORMAT, "spill_order is 'value' or 'program', not %r" % (spill_order,))
-    o.spill_order = 0 if spill_order == "value" else 1
+    o.set("spill_order", spill_order)
     return o
 
 
@@ -159,7 +194,7 @@ def plan(program, algo="opt", **opts):
         raise TypeError("memplan.plan: program is a Program or a .mpg file's path, not %s" % type(program).__name__)
     o = options(algo, **opts)
     err = _lib.Err()
-    h = lib.mp_plan_program(program.handle, ctypes.byref(o), ctypes.byref(err))
+    h = lib.mp_plan_program(program.handle, o._h, ctypes.byref(err))
     check(err, h)
     return Plan(h, program)
 
@@ -183,33 +218,42 @@ class Report:
     the violations and warnings, the quality of the entry graph's buffers."""
 
     def __init__(self, r):
-        self.violation_count = r.n_violations
-        self.violations = [self._finding(r.v[i]) for i in range(r.n_v)]
-        self.warning_count = r.n_warnings
-        self.warnings = [self._finding(r.w[i]) for i in range(r.n_w)]
-        self.wasted_bytes = r.wasted_bytes
-        self.per_rule = {_s(lib.mp_rule_name(k)): r.per_rule[k] for k in range(1, _lib.N_RULES) if r.per_rule[k]}
-        self.total_bytes, self.lower_bound, self.ratio = r.total_bytes, r.lower_bound, r.ratio
-        self.buffers = [(r.buf_bytes[i], r.buf_lower[i]) for i in range(r.n_buffers)]
-        self.text = _lib.take_buf(lambda b: lib.mp_verify_write_text(ctypes.byref(r), b))
+        get = lambda field: lib.mp_report_get(r, field)  # noqa: E731
+        self.violation_count = get(_lib.REPORT_VIOLATIONS)
+        self.violations = [self._finding(r, False, i) for i in range(lib.mp_report_finding_count(r, False))]
+        self.warning_count = get(_lib.REPORT_WARNINGS)
+        self.warnings = [self._finding(r, True, i) for i in range(lib.mp_report_finding_count(r, True))]
+        self.wasted_bytes = get(_lib.REPORT_WASTED)
+        self.per_rule = {_s(lib.mp_rule_name(k)): lib.mp_report_rule_count(r, k) for k in range(1, _lib.N_RULES)
+                         if lib.mp_report_rule_count(r, k)}
+        self.total_bytes, self.lower_bound = get(_lib.REPORT_TOTAL), get(_lib.REPORT_LOWER)
+        self.ratio = lib.mp_report_ratio(r)
+        self.buffers = []
+        for i in range(get(_lib.REPORT_BUFFERS)):
+            nbytes, lower, peak = _lib.c_u64(), _lib.c_u64(), _lib.c_i64()
+            lib.mp_report_buffer(r, i, ctypes.byref(nbytes), ctypes.byref(lower), ctypes.byref(peak))
+            self.buffers.append((nbytes.value, lower.value))
+        self.text = _lib.take_buf(lambda b: lib.mp_report_write_text(r, b))
 
     @property
     def valid(self):
         return self.violation_count == 0
 
     @staticmethod
-    def _finding(v):
-        tensors = tuple(_s(t) for t in v.tensors if t)
-        return Finding(_s(v.graph), _s(lib.mp_rule_name(v.rule)), _s(v.kind), _s(v.msg), tensors)
+    def _finding(r, warning, i):
+        field = lambda k: _s(lib.mp_report_finding(r, warning, i, k))  # noqa: E731
+        tensors = tuple(t for t in (field(_lib.FINDING_TENSOR0), field(_lib.FINDING_TENSOR1)) if t)
+        return Finding(field(_lib.FINDING_GRAPH), _s(lib.mp_rule_name(lib.mp_report_finding_rule(r, warning, i))),
+                       field(_lib.FINDING_KIND), field(_lib.FINDING_MESSAGE), tensors)
 
 
 def verify(program, plan_):
     """Check a plan against its program; returns a Report (never raises for
     an invalid plan: report.valid says it)."""
-    r, err = _lib.Report(), _lib.Err()
-    rc = lib.mp_verify(program.handle, plan_.handle, ctypes.byref(r), ctypes.byref(err))
+    err = _lib.Err()
+    r = lib.mp_verify_plan(program.handle, plan_.handle, ctypes.byref(err))
+    check(err, r)
     try:
-        check(err, rc in (_lib.OK, _lib.EINVALID))
         return Report(r)
     finally:
-        lib.mp_verify_report_free(ctypes.byref(r))
+        lib.mp_report_free(r)

@@ -1,12 +1,11 @@
 """The Python package against the command line and the C headers."""
-import ctypes
 import os
+import json
 import subprocess
 
 import pytest
 
 import memplan
-from memplan import _lib
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CLI = os.path.join(ROOT, "build", "memplan")
@@ -221,3 +220,18 @@ def test_upstream_fixes_as_the_command_line_applies_them():
     assert memplan.verify(prog, fixed).valid
     with pytest.raises(memplan.MemplanError, match="no fix of ExecuTorch PR #1"):
         memplan.plan(prog, et_upstream=[1])
+
+
+def test_the_summary_and_options_through_interface_2():
+    """Plan.summary() is the library's mp_plan_summary (1.x had it only in
+    the command); options are one handle set by name."""
+    prog = memplan.load(os.path.join(ROOT, "corpus", "examples", "chain.mpg"))
+    plan = memplan.plan(prog, algo="greedy", alignment=64)
+    text = plan.summary()
+    assert text.startswith("summary: ") and "algo greedy, alignment 64" in text
+    data = json.loads(plan.summary(json=True))
+    assert data["total_bytes"] == plan.total_bytes and data["algo"] == "greedy"
+    o = memplan.planning.options("tflm", alignment=32, banks="sram=1K,dram=unlimited")
+    assert (o.get("algo"), o.get("alignment"), o.get("banks")) == ("tflm", "32", "sram=1024,dram=unlimited")
+    with pytest.raises(memplan.MemplanError, match="alignment"):
+        o.set("alignment", 48)

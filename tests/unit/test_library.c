@@ -14,7 +14,7 @@
 
 static void add_tensor(mp_builder *b, const char *name, uint64_t size, uint32_t flags) {
     mp_err err;
-    mp_tensor_spec t = {name, size, {MP_DEV_CPU, 0}, flags, 0, NULL, NULL, 0};
+    mp_tensor_spec t = {sizeof(mp_tensor_spec), name, size, {MP_DEV_CPU, 0}, flags, 0, NULL, NULL, 0};
     cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_OK, "%s", err.msg);
 }
 
@@ -24,7 +24,7 @@ static void add_node(mp_builder *b, uint32_t kind, const char *in, const char *o
     /* a cond's one input is its predicate and its branches' operand */
     const char *ins[2] = {in, in}, *outs[1] = {out};
     uint32_t n_in = in == NULL ? 0 : kind == MP_NODE_COND ? 2 : 1;
-    mp_node_spec n = {kind, ins, n_in, outs, out != NULL, {t, f}, NULL, NULL, 0};
+    mp_node_spec n = {sizeof(mp_node_spec), kind, ins, n_in, outs, out != NULL, {t, f}, NULL, NULL, 0};
     cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
 }
 
@@ -93,10 +93,10 @@ Test(library, builder_refuses_names_the_format_cannot_hold) {
     cr_assert_eq(mp_builder_graph(b, "main", &err), MP_OK);
     const char *bad[] = {"x\ntensor y 4", "", "a,b", "a=b"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        mp_tensor_spec t = {bad[i], 4, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
+        mp_tensor_spec t = {sizeof(mp_tensor_spec), bad[i], 4, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
         cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "%s accepted", bad[i]);
     }
-    mp_tensor_spec t = {"ok", 4, {MP_DEV_CPU, 0}, 1u << 7, 0, NULL, NULL, 0};
+    mp_tensor_spec t = {sizeof(mp_tensor_spec), "ok", 4, {MP_DEV_CPU, 0}, 1u << 7, 0, NULL, NULL, 0};
     cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "unknown flag accepted");
     add_tensor(b, "x", 4, 0);
     add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
@@ -116,9 +116,9 @@ Test(library, builder_keeps_operator_names) {
     add_tensor(b, "y", 8, 0);
     add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
     const char *ins[1] = {"x"}, *outs[1] = {"y"};
-    mp_node_spec bad = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "two words", 0};
+    mp_node_spec bad = {sizeof(mp_node_spec), MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "two words", 0};
     cr_assert_eq(mp_builder_node(b, &bad, &err), MP_EFORMAT, "an operator with a space accepted");
-    mp_node_spec n = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "aten.mul.Tensor", 0};
+    mp_node_spec n = {sizeof(mp_node_spec), MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, "aten.mul.Tensor", 0};
     cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
     add_node(b, MP_NODE_OUTPUT, "y", NULL, NULL, NULL);
     mp_program *p = mp_builder_finish(b, &err);
@@ -138,7 +138,7 @@ Test(library, builder_declares_delegate_scratch) {
     add_tensor(b, "y", 8, 0);
     add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
     const char *ins[1] = {"x"}, *outs[1] = {"y"};
-    mp_node_spec n = {MP_NODE_DELEGATE, ins, 1, outs, 1, {NULL, NULL}, "qnn", NULL, 4096};
+    mp_node_spec n = {sizeof(mp_node_spec), MP_NODE_DELEGATE, ins, 1, outs, 1, {NULL, NULL}, "qnn", NULL, 4096};
     cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
     add_node(b, MP_NODE_OUTPUT, "y", NULL, NULL, NULL);
     mp_program *p = mp_builder_finish(b, &err);
@@ -155,7 +155,7 @@ Test(library, builder_declares_delegate_scratch) {
     add_tensor(b, "x", 8, 0);
     add_tensor(b, "y", 8, 0);
     add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
-    mp_node_spec call = {MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, NULL, 4096};
+    mp_node_spec call = {sizeof(mp_node_spec), MP_NODE_CALL, ins, 1, outs, 1, {NULL, NULL}, NULL, NULL, 4096};
     cr_assert_eq(mp_builder_node(b, &call, &err), MP_OK, "%s", err.msg);
     add_node(b, MP_NODE_OUTPUT, "y", NULL, NULL, NULL);
     cr_assert_null(mp_builder_finish(b, &err));
@@ -893,12 +893,12 @@ static int api_builder(void *ctx, mp_err *err) {
     (void)ctx;
     mp_builder *b = mp_builder_new(err);
     if (!b) return err->code;
-    mp_tensor_spec x = {"x", 64, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
-    mp_tensor_spec y = {"y", 32, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
+    mp_tensor_spec x = {sizeof(mp_tensor_spec), "x", 64, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
+    mp_tensor_spec y = {sizeof(mp_tensor_spec), "y", 32, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
     const char *xs[1] = {"x"}, *ys[1] = {"y"};
-    mp_node_spec nodes[3] = {{MP_NODE_PLACEHOLDER, NULL, 0, xs, 1, {NULL, NULL}, NULL, NULL, 0},
-                             {MP_NODE_CALL, xs, 1, ys, 1, {NULL, NULL}, NULL, "aten::relu", 0},
-                             {MP_NODE_OUTPUT, ys, 1, NULL, 0, {NULL, NULL}, NULL, NULL, 0}};
+    mp_node_spec nodes[3] = {{sizeof(mp_node_spec), MP_NODE_PLACEHOLDER, NULL, 0, xs, 1, {NULL, NULL}, NULL, NULL, 0},
+                             {sizeof(mp_node_spec), MP_NODE_CALL, xs, 1, ys, 1, {NULL, NULL}, NULL, "aten::relu", 0},
+                             {sizeof(mp_node_spec), MP_NODE_OUTPUT, ys, 1, NULL, 0, {NULL, NULL}, NULL, NULL, 0}};
     int rc = mp_builder_graph(b, "main", err);
     if (rc == MP_OK) rc = mp_builder_tensor(b, &x, err);
     if (rc == MP_OK) rc = mp_builder_tensor(b, &y, err);

@@ -118,7 +118,7 @@ Test(store, an_older_schema_is_migrated_and_its_rows_kept) {
     cr_assert(db);
     mp_buf b;
     mp_buf_init(&b);
-    cr_assert_eq(mp_report(db, NULL, NULL, "text", &b, &err), MP_OK, "%s", err.msg);
+    cr_assert_eq(mp_db_report(db, NULL, NULL, "text", &b, &err), MP_OK, "%s", err.msg);
     ASSERT_CONTAINS(b.data, "old");
     mp_buf_free(&b);
     mp_db_close(db);

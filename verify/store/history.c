@@ -117,7 +117,7 @@ static int changes_table(sqlite3 *db, const char *since, const char *algo, mp_rt
     return rc;
 }
 
-int mp_report(mp_db *d, const char *since, const char *algo, const char *format, mp_buf *out,
+int mp_db_report(mp_db *d, const char *since, const char *algo, const char *format, mp_buf *out,
               mp_err *err) {
     sqlite3 *db = mp_db_sqlite(d);
     enum { N_TABLES = 5 };

@@ -1,4 +1,5 @@
-/* summary.c - `memplan plan --summary`: how big, exactly.  Per buffer of
+/* summary.c - the plan summary (mp_plan_summary, `memplan plan
+ * --summary`): how big, exactly.  Per buffer of
  * the entry graph (a pool on a device): the arena size, the lower bound,
  * the node where the most bytes are live, its operator, the tensors live
  * there (largest first; a sub-graph's memory at its control-flow node
@@ -6,7 +7,7 @@
  * without alignment, without in-place sharing, and with per-device
  * planning the other way.  As text, or as JSON for scripts and a
  * microcontroller's linker script. */
-#include "cli.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,8 +322,8 @@ static void put_json(const mp_program *prog, const mp_plan *plan, const mp_verif
     mp_buf_puts(out, "]}\n");
 }
 
-int mp_cli_summary(const mp_program *prog, const mp_plan *plan, const mp_options *o, bool json, mp_buf *out,
-                   mp_err *err) {
+int mp_summary_write(const mp_program *prog, const mp_plan *plan, const mp_options *o, bool json, mp_buf *out,
+                     mp_err *err) {
     mp_verify_report r;
     int rc = mp_verify(prog, plan, &r, err);
     if (rc != MP_OK && rc != MP_EINVALID) return rc;
@@ -332,4 +333,25 @@ int mp_cli_summary(const mp_program *prog, const mp_plan *plan, const mp_options
     else put_text(prog, plan, &r, c, out);
     mp_verify_report_free(&r);
     return MP_OK;
+}
+
+typedef struct summary_call {
+    const mp_program *prog;
+    const mp_plan *plan;
+    bool json;
+    mp_err *err;
+} summary_call;
+
+static int summary_work(void *ctx, mp_buf *b) {
+    summary_call *c = ctx;
+    return mp_summary_write(c->prog, c->plan, &c->plan->opts, c->json, b, c->err);
+}
+
+/* The plan's own options (its options line; efforts as the command's
+ * defaults) stand for the ones it was made with. */
+int mp_plan_summary(const mp_program *prog, const mp_plan *plan, bool json, mp_buf *out, mp_err *err) {
+    mp_err_clear(err);
+    if (!prog || !plan || !out) return mp_err_set(err, MP_EFORMAT, "mp_plan_summary: a NULL argument");
+    summary_call c = {prog, plan, json, err};
+    return mp_guard_text(err, summary_work, &c, out);
 }
