@@ -131,7 +131,7 @@ static int export_plan(const mp_program *prog, const mp_plan *plan, const char *
     if (!gp) return mp_err_set(err, MP_EFORMAT, "the plan has no block for the entry graph '%s'", prog->graphs[0].name);
     if (strcmp(format, "json") == 0) {
         mp_buf_puts(out, "{\"algo\":");
-        mp_buf_put_json_string(out, plan->algo_name ? plan->algo_name : mp_algo_name(plan->opts.algo));
+        mp_buf_put_json_string(out, plan->algo_name ? plan->algo_name : "?"); /* as the plan file says it */
         mp_buf_printf(out, ",\"alignment\":%u,\"blocks\":[", plan->opts.alignment);
         for (uint32_t b = 0; b < plan->n_graphs; b++) {
             if (b) mp_buf_put(out, ",", 1);

@@ -4,6 +4,9 @@
   layers.py check-includes          every #include "x.h" is allowed
   layers.py check-cycles OBJDIR     no two object files call each other in
                                     a loop (nm: who defines, who uses)
+  layers.py check-calls OBJDIR      no object file uses a symbol defined in a
+                                    folder it may not include from (a call
+                                    up, even one declared in a lower header)
   layers.py check-functions N FILE...  no function longer than N lines
 
 Exit 0 when the rules hold, 1 with one line per breach otherwise."""
@@ -27,6 +30,22 @@ ALLOWED = {
     "viz": ["include", "core"],
     "cli": ["include", "core"],
     "fuzz": ["include", "core"],
+}
+# folder -> the folders whose symbols its objects may use (own folder
+# always): the library's layers as ALLOWED says, and the tools above the
+# whole library (they reach it through memplan.h), the store at their
+# bottom, the harness on it, the pictures on both.
+LIBRARY = ["core", "ref", "opt", "peers", "verify", "api"]
+CALLS = {
+    "core": [],
+    "ref": ["core"],
+    "opt": ["core", "ref"],
+    "peers": ["core", "opt"],
+    "verify": ["core"],
+    "api": ["core", "ref", "opt", "peers", "verify"],
+    "verify/store": LIBRARY,
+    "verify/harness": LIBRARY + ["verify/store"],
+    "viz": LIBRARY + ["verify/store", "verify/harness"],
 }
 # headers another folder may include: a module's face, not its insides
 PRIVATE = {"ref_internal.h", "opt_internal.h", "kd.h", "sort.h", "store.h", "verify.h",
@@ -90,6 +109,38 @@ def symbols(obj):
         elif len(parts) == 2 and parts[0] == "U":
             used.add(parts[1])
     return defined, used
+
+
+def objects(objdir):
+    """{object file: (folder, defined, used)} of the library and the tools."""
+    out = {}
+    for root, _, files in os.walk(objdir):
+        rel = os.path.relpath(root, objdir)
+        if rel.split(os.sep)[0] in ("cli", "tests", "fuzz"):
+            continue
+        for f in files:
+            if f.endswith(".o"):
+                out[os.path.join(root, f)] = (rel,) + symbols(os.path.join(root, f))
+    return out
+
+
+def check_calls(objdir):
+    """A symbol an object uses, defined in another folder, must be in one
+    below it (CALLS): the layer rule seen where a declaration in a lower
+    header hides a call up (1.8's core/export.c called api/'s
+    mp_algo_name, declared in core/internal.h)."""
+    objs = objects(objdir)
+    owner = {s: (o, d) for o, (d, defined, _) in objs.items() for s in defined}
+    bad = []
+    for o, (d, _, used) in sorted(objs.items()):
+        for s in sorted(used):
+            if s not in owner or owner[s][1] == d or d not in CALLS:
+                continue
+            home = owner[s][1]
+            if home not in CALLS[d]:
+                bad.append(f"{os.path.relpath(o, objdir)} uses {s} of {os.path.relpath(owner[s][0], objdir)}: "
+                           f"{d}/ may not call into {home}/ (a layer above it, or beside it)")
+    return bad
 
 
 def check_cycles(objdir):
@@ -181,6 +232,8 @@ def main():
         bad = check_functions(int(sys.argv[2]), sys.argv[3:])
     elif len(sys.argv) == 3 and sys.argv[1] == "check-cycles":
         bad = check_cycles(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "check-calls":
+        bad = check_calls(sys.argv[2])
     else:
         print(__doc__, file=sys.stderr)
         return 2

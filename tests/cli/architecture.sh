@@ -1,7 +1,7 @@
 #!/bin/sh
 # The layer picture of docs/architecture.md holds: every include is one a
-# folder may make (tools/layers.py), no two object files call each other
-# in a loop, every SQL statement and sqlite3.h live in verify/store/, the
+# folder may make (tools/layers.py), no object calls into a folder above
+# its own (nm), no two object files call each other in a loop, every SQL statement and sqlite3.h live in verify/store/, the
 # planner table is the one list of planners.
 set -u
 . tests/cli/common.inc
@@ -10,11 +10,18 @@ B=${BUILD:-build}
 
 "$PY" tools/layers.py check-includes >"$T/out" 2>&1 && ok || { bad "includes"; cat "$T/out"; }
 "$PY" tools/layers.py check-cycles "$B/obj" >"$T/out" 2>&1 && ok || { bad "call loops"; cat "$T/out"; }
+"$PY" tools/layers.py check-calls "$B/obj" >"$T/out" 2>&1 && ok || { bad "calls up"; cat "$T/out"; }
 # no function over 60 lines, in any C file of the project
 # shellcheck disable=SC2046
 "$PY" tools/layers.py check-functions 60 $(git ls-files '*.c' 2>/dev/null || find . -name '*.c') \
     >"$T/out" 2>&1 && ok || { bad "long functions"; cat "$T/out"; }
-# the checkers themselves: a loop and a long function are caught
+# the checkers themselves: a call up, a loop and a long function are caught
+mkdir -p "$T/up/core" "$T/up/api"
+printf 'const char *mp_algo_name(unsigned);\nconst char *x(void) { return mp_algo_name(0); }\n' >"$T/x.c"
+printf 'const char *mp_algo_name(unsigned a) { return a ? "b" : "a"; }\n' >"$T/y.c"
+${CC:-cc} -c "$T/x.c" -o "$T/up/core/export.o" && ${CC:-cc} -c "$T/y.c" -o "$T/up/api/planners.o"
+"$PY" tools/layers.py check-calls "$T/up" >"$T/out" 2>&1 && bad "a call up went unseen" || ok
+grep -q 'core/export.o uses mp_algo_name of api/planners.o' "$T/out" && ok || bad "call-up report: $(cat "$T/out")"
 mkdir -p "$T/loop/x"
 printf 'int b(void);\nint a(void) { return b(); }\n' >"$T/a.c"
 printf 'int a(void);\nint b(void) { return a(); }\n' >"$T/b.c"
