@@ -14,7 +14,7 @@
  * a 10^7-tensor transformer, 38% reach the map with the recent table and
  * one stream, 7.6% with four streams, 3.0% with the window (graph load
  * 10% less user time; the `mixed` profile's 19% fall to 17%).  See
- * docs/optimized.md.  A mere hint: a lookup's answer never depends on it.
+ * docs/notes/optimized.md.  A mere hint: a lookup's answer never depends on it.
  * (Declarations reach the map in batches, graph_parse.c's add_names.) */
 #ifndef MP_GRAPH_LOOKUP_H
 #define MP_GRAPH_LOOKUP_H

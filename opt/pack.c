@@ -746,7 +746,7 @@ static uint32_t chain(const pk *k, const uint64_t *off, const uint32_t *support,
  * the layout the budget happens to stop at, and outside the work count, so
  * what improvement returns after W units of work is the best of a prefix of
  * one sequence of layouts that does not depend on the budget: a larger
- * --budget-ms never gives a higher peak (docs/optimized.md, "Effort"). */
+ * --budget-ms never gives a higher peak (docs/notes/optimized.md, "Effort"). */
 typedef struct squeeze {
     bool on;       /* compaction wanted: a conflict graph and budget for it */
     uint64_t peak; /* the lowest compacted peak, UINT64_MAX before any */

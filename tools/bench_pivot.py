@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_pivot.py - the README's benchmark tables from `memplan bench`'s
+"""bench_pivot.py - the benchmark tables of docs/benchmarks.md from `memplan bench`'s
 output (results/bench.md): one row per case, for each planner its ratio to
 the lower bound and its planning time, so the planners stand side by side.
 

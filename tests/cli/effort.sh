@@ -2,7 +2,7 @@
 # More effort is never worse: for one graph and one set of options, a
 # larger --budget-ms or --exact-ms never gives a larger total (opt's
 # improvement and exact search follow one budget-independent sequence of
-# layouts that the budget only cuts short: docs/optimized.md, "Effort").
+# layouts that the budget only cuts short: docs/notes/optimized.md, "Effort").
 # Replays corpus/effort (instances where 1.5.0 broke this) and MiniMalloc's
 # D and J, the instances the issue found it on.
 #

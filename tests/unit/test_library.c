@@ -592,7 +592,7 @@ Test(library, arrays_grow_geometrically_under_a_moving_realloc) {
  * when the program or plan takes it over.  Grown by doubling, the plan's
  * allocs at 10^7 tensors lost their huge pages where the kernel moved
  * them, and the verifier's first pass over them took 380 ms instead of
- * 17 (docs/optimized.md). */
+ * 17 (docs/notes/optimized.md). */
 Test(library, parsers_size_their_arrays_once) {
     mp_buf text;
     gen_text(MP_PROFILE_TRANSFORMER, 30000, &text);
