@@ -22,7 +22,7 @@ CFLAGS  ?= -O2 -g
 # Library objects are position-independent (one set serves the archive and
 # the shared library) and hide every symbol the API does not name (MP_API).
 PIC     := -fPIC -fvisibility=hidden
-INC     := -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iviz -Icli
+INC     := -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iharness -Istore -Iviz -Icli
 ALL_CFLAGS = $(STD) $(WARN) $(INC) $(CFLAGS) $(EXTRA_CFLAGS)
 DEPFLAGS = -MMD -MP
 LIB_LDLIBS := -lm
@@ -37,7 +37,7 @@ VERSION := $(MAJOR).$(call VERSION_PART,MINOR).$(call VERSION_PART,PATCH)
 # planners, the verifier and the API's front door.  The tools: harness,
 # store and pictures, for the command line.
 LIB_DIRS   := core ref opt peers verify api
-TOOLS_DIRS := verify/harness verify/store viz
+TOOLS_DIRS := store harness viz
 LIB_SRC   := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 TOOLS_SRC := $(foreach d,$(TOOLS_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC   := $(wildcard cli/*.c)
@@ -65,7 +65,7 @@ $(B)/git-rev: FORCE
 
 FORCE:
 
-$(B)/obj/verify/store/revision.o: verify/store/revision.c $(B)/git-rev
+$(B)/obj/store/revision.o: store/revision.c $(B)/git-rev
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DMP_GIT_REV='"$(GIT_REV)"' -c $< -o $@
 

@@ -4,7 +4,10 @@
 #define MP_CLI_H
 
 #include "internal.h"
-#include "memplan_tools.h"
+#include "files.h"
+#include "metrics.h"
+#include "harness.h"
+#include "pictures.h"
 
 #include <stdio.h>
 

@@ -65,7 +65,7 @@ typedef struct plan_args {
     bool verify, summary_json;
 } plan_args;
 
-/* A planning option (the table of verify/harness/options.c), with its
+/* A planning option (the table of harness/options.c), with its
  * value when it takes one; false after a usage message. */
 static bool planning_option(mp_args *a, const mp_option_flag *f, mp_options *o) {
     char num[24];

@@ -8,7 +8,7 @@
  * that is one of the command's inputs is refused. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "internal.h"
-#include "memplan_tools.h" /* mp_out */
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>

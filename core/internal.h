@@ -302,11 +302,6 @@ int mp_lines_error(const mp_lines *L, mp_err *err);
 /* Closes the file (not standard input) and frees the window. */
 void mp_lines_close(mp_lines *L);
 
-/* Read a whole file (NUL-terminated copy, freed with mp_xfree). */
-char *mp_read_file(const char *path, size_t *len, mp_err *err);
-int mp_write_file_atomic(const char *path, const char *data, size_t len, mp_err *err);
-int mp_write_output(const char *path, const char *data, size_t len, const char *const *inputs,
-                    size_t n_inputs, mp_err *err);
 /* A sink for a writer's text in pieces: false when it failed. */
 typedef bool (*mp_sink_fn)(const char *data, size_t len, void *ctx);
 /* Writers that stream hand their text on in pieces of about this size. */

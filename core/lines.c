@@ -12,6 +12,7 @@
  * Invariant: [s, end) is the text not yet returned, inside buf (a file)
  * or the caller's text (memory); buf[0] is at file offset `at`. */
 #include "internal.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>

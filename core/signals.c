@@ -1,7 +1,7 @@
 /* signals.c - the signals that stop a command (SIGTERM, SIGINT, SIGHUP).
  * The command (cli/main.c: its output temporaries), the harness (its
  * running cases) and each external planner's run (its process group and
- * temporary graph, verify/harness/) clean up what they started, then die
+ * temporary graph, harness/) clean up what they started, then die
  * of the signal as they would have.  A signal the process ignores (under
  * nohup, SIGHUP) stays ignored: catching it would make a hang-up end a
  * run that its caller asked to outlive one. */

@@ -31,7 +31,10 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "memplan_tools.h"
+#include "files.h"
+#include "metrics.h"
+#include "harness.h"
+#include "pictures.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_baseline.c - target "baseline": the gate's baseline reader
- * (verify/store/baseline.c), which runs a baseline file as SQL in a private
+ * (store/baseline.c), which runs a baseline file as SQL in a private
  * in-memory database under an authorizer.
  *
  * Any bytes as a baseline file.  A rejected one comes back as MP_EFORMAT
@@ -9,7 +9,8 @@
 #define _GNU_SOURCE
 #include "fuzz.h"
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <stdio.h>
 #include <string.h>

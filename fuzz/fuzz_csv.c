@@ -7,7 +7,8 @@
  * deterministic). */
 #include "fuzz.h"
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <string.h>
 

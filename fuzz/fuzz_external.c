@@ -1,5 +1,5 @@
 /* fuzz_external.c - target "external": the reader of an external
- * planner's output (verify/harness/external.c, mp_external_verdict), the
+ * planner's output (harness/external.c, mp_external_verdict), the
  * harness's judge of a process it does not trust (issue 45).
  *
  * The input is the planner's exit (one byte: exit code, a signal, or one

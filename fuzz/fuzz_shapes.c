@@ -10,7 +10,8 @@
  * slow plan a crash and -report_slow_units names slow inputs. */
 #include "fuzz.h"
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* fuzz_shard.c - target "shard": `memplan merge` (verify/store/merge.c)
+/* fuzz_shard.c - target "shard": `memplan merge` (store/merge.c)
  * on a shard database that is any bytes (issue 45: a forged runs.shards
  * made merge write out of bounds; a view with a recursive CTE made it
  * loop forever).

@@ -1,5 +1,5 @@
 /* fuzz_store.c - target "store": the metrics store's round trip
- * (verify/store/): a run's rows recorded and read back, its summaries, the
+ * (store/): a run's rows recorded and read back, its summaries, the
  * report in every form, and a second identical run.
  *
  * The input decodes into a harness run (option line, seed, count) and up to

@@ -14,7 +14,8 @@
 #define MP_VIZ_H
 
 #include "internal.h"
-#include "memplan_tools.h"
+#include "pictures.h"
+#include "files.h"
 
 /* ------------------------------------------------------------- layout */
 

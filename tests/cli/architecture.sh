@@ -1,7 +1,7 @@
 #!/bin/sh
 # The layer picture of docs/architecture.md holds: every include is one a
 # folder may make (tools/layers.py), no object calls into a folder above
-# its own (nm), no two object files call each other in a loop, every SQL statement and sqlite3.h live in verify/store/, the
+# its own (nm), no two object files call each other in a loop, every SQL statement and sqlite3.h live in store/, the
 # planner table is the one list of planners.
 set -u
 . tests/cli/common.inc
@@ -33,14 +33,14 @@ grep -q 'x/a.o x/b.o' "$T/out" && ok || bad "loop report: $(cat "$T/out")"
 "$PY" tools/layers.py check-functions 60 "$T/long.c" >"$T/out" 2>&1 && bad "a long function went unseen" || ok
 grep -q 'long_one is 65 lines' "$T/out" && ok || bad "long function report: $(cat "$T/out")"
 
-grep -rln 'sqlite3' --include='*.c' --include='*.h' core ref opt peers verify api viz cli include \
-    | grep -v '^verify/store/' >"$T/out"
-[ -s "$T/out" ] && bad "SQLite outside verify/store: $(cat "$T/out")" || ok
-grep -rlnE '"(SELECT|INSERT|CREATE|UPDATE|DELETE) ' --include='*.c' core ref opt peers verify api viz cli \
-    | grep -v '^verify/store/' >"$T/out"
-[ -s "$T/out" ] && bad "SQL outside verify/store: $(cat "$T/out")" || ok
+grep -rln 'sqlite3' --include='*.c' --include='*.h' core ref opt peers verify api harness viz cli include \
+    | grep -v '^store/' >"$T/out"
+[ -s "$T/out" ] && bad "SQLite outside store: $(cat "$T/out")" || ok
+grep -rlnE '"(SELECT|INSERT|CREATE|UPDATE|DELETE) ' --include='*.c' core ref opt peers verify api harness viz cli \
+    | grep -v '^store/' >"$T/out"
+[ -s "$T/out" ] && bad "SQL outside store: $(cat "$T/out")" || ok
 # planners are named in one table only: no list of names elsewhere
-grep -rn '"greedy", *"naive"\|"naive", *"opt"' --include='*.c' core ref opt peers verify api viz cli \
+grep -rn '"greedy", *"naive"\|"naive", *"opt"' --include='*.c' core ref opt peers verify api store harness viz cli \
     >"$T/out"
 [ -s "$T/out" ] && bad "a list of planners outside the table: $(cat "$T/out")" || ok
 "$M" plan --help >"$T/out"

@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "internal.h" /* white-box tests: the internals too */
-#include "memplan_tools.h"
+#include "files.h"
+#include "metrics.h"
+#include "harness.h"
+#include "pictures.h"
 
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
  * is all or nothing (also when killed), several writers at once, and
  * databases it must refuse. */
 #include "helpers.h"
-#include "store/store.h"
+#include "store.h"
 
 #include <signal.h>
 #include <time.h>
@@ -198,7 +198,7 @@ Test(store, two_writers_at_once) {
     cleanup(path);
 }
 
-/* The report's worst plans (verify/store/worst.c): worst first, each graph
+/* The report's worst plans (store/worst.c): worst first, each graph
  * once at its worst row, ties by the latest run, at most `limit`; one
  * planner's alone with algo.  Before, turning the query best-first was
  * caught only by tests/cli/history.sh (issue 47). */

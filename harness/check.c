@@ -9,7 +9,8 @@
  * it, unless float rounding, D9, changed ExecuTorch's sizes).  The first failure found is
  * returned; the metrics of every plan go into rows. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 #include "internal.h"
 
 #include <stdio.h>

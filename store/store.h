@@ -1,11 +1,12 @@
-/* store.h - private to the metrics store (verify/store/): the SQLite
+/* store.h - private to the metrics store (store/): the SQLite
  * handle behind an mp_db.  Every SQL statement of the project lives in
  * this folder; nothing outside it includes sqlite3.h. */
 #ifndef MP_STORE_H
 #define MP_STORE_H
 
 #include "internal.h"
-#include "memplan_tools.h"
+#include "metrics.h"
+#include "files.h"
 
 #include <sqlite3.h>
 

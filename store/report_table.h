@@ -1,4 +1,4 @@
-/* report_table.h - private to verify/store/: the report's tables. */
+/* report_table.h - private to store/: the report's tables. */
 #ifndef MP_REPORT_TABLE_H
 #define MP_REPORT_TABLE_H
 

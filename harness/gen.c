@@ -13,7 +13,8 @@
  *   transformer  attention blocks with weights and a mutable KV cache
  * Every profile scales to millions of tensors in linear time. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* gate.c - `memplan gate`: compare the latest harness run with a baseline
  * committed as a text SQL dump (results/baseline.sql; read and written by
- * verify/store/baseline.c), so that a planner change that makes any plan
+ * store/baseline.c), so that a planner change that makes any plan
  * worse cannot land unnoticed.
  *
  * A regression is: a plan that fails verification (or crashes), a plan
@@ -10,7 +10,8 @@
  * --update rewrites the baseline from the latest run, sorted, so that its
  * diff shows exactly the rows that changed. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <stdio.h>
 #include <sys/stat.h>

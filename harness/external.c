@@ -19,7 +19,8 @@
  * session of its own (setsid) is out of reach: see the doc. */
 #define _GNU_SOURCE /* mkstemps, close_range */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,8 @@
  * The predicate decides what "persists" means (same failure, same
  * algorithm); candidates that no longer parse simply fail it. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 typedef struct lines {
     char **v;

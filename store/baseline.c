@@ -5,11 +5,12 @@
  * its diff shows exactly the rows that changed.  Besides its rows it
  * records the run it came from (baseline_run: seed, count, command line,
  * memplan version), so that the gate compares like with like.
- * The comparison itself is verify/harness/gate.c. */
+ * The comparison itself is harness/gate.c. */
 #include "internal.h"
 
 #include <math.h>
-#include "memplan_tools.h"
+#include "metrics.h"
+#include "files.h"
 #include "store.h"
 
 #include <sqlite3.h>

@@ -21,7 +21,8 @@
  * a run is written in one IMMEDIATE transaction, so a killed run leaves no
  * row at all. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "metrics.h"
+#include "files.h"
 #include "store.h"
 
 #include <sqlite3.h>

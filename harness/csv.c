@@ -11,7 +11,8 @@
  * pass 2^30 (then widths are ranks).  The last node is an empty output
  * node.  Sizes are kept exact: plan with --alignment 1. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <stdio.h>
 

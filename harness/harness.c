@@ -6,7 +6,8 @@
  * its mp_check_result back through a pipe.  The parent records the whole
  * run in one transaction at the end. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -4,7 +4,8 @@
  * "# options:" line with.  Flags without a value set or clear a switch;
  * the others take a number in a range. */
 #include "internal.h"
-#include "memplan_tools.h"
+#include "harness.h"
+#include "files.h"
 
 #include <errno.h>
 
