@@ -22,7 +22,7 @@ CFLAGS  ?= -O2 -g
 # Library objects are position-independent (one set serves the archive and
 # the shared library) and hide every symbol the API does not name (MP_API).
 PIC     := -fPIC -fvisibility=hidden
-INC     := -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iharness -Istore -Iviz -Icli
+INC     := -Iinclude -Icore -Iref -Iopt -Ipeers -Iverify -Iapi -Iharness -Istore -Iviz -Icli
 ALL_CFLAGS = $(STD) $(WARN) $(INC) $(CFLAGS) $(EXTRA_CFLAGS)
 DEPFLAGS = -MMD -MP
 LIB_LDLIBS := -lm

@@ -12,6 +12,7 @@
  * graph that breaks a rule of the format (an in-place tensor larger than
  * its base) is refused even where ExecuTorch's plan happens to be valid. */
 #include "internal.h"
+#include "api.h"
 
 /* The programs up to this size get the reference's ExecuTorch plan as a
  * candidate too (opt's own safety net goes as far). */

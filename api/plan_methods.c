@@ -11,6 +11,7 @@
  * and each method's entry buffers are sized to the largest method's: one
  * arena per pool serves every method. */
 #include "internal.h"
+#include "api.h"
 
 #include <stdio.h>
 

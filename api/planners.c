@@ -3,6 +3,7 @@
  * bench, the report and the pictures' colours all read it.  Adding a
  * planner is one file (its plan function) and one line here. */
 #include "internal.h"
+#include "api.h"
 #include "opt.h"
 #include "peers.h"
 #include "ref.h"

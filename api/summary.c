@@ -8,6 +8,7 @@
  * planning the other way.  As text, or as JSON for scripts and a
  * microcontroller's linker script. */
 #include "internal.h"
+#include "api.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #include "metrics.h"
 #include "harness.h"
 #include "pictures.h"
+#include "api.h"
 
 #include <stdio.h>
 

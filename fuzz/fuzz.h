@@ -35,6 +35,7 @@
 #include "metrics.h"
 #include "harness.h"
 #include "pictures.h"
+#include "api.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

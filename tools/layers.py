@@ -28,8 +28,8 @@ ALLOWED = {
     "store": ["include", "core"],
     "harness": ["include", "core", "store"],
     "viz": ["include", "core", "store", "harness"],
-    "cli": ["include", "core", "store", "harness", "viz"],
-    "fuzz": ["include", "core", "store", "harness", "viz"],
+    "cli": ["include", "core", "api", "store", "harness", "viz"],
+    "fuzz": ["include", "core", "api", "store", "harness", "viz"],
 }
 # folder -> the folders whose symbols its objects may use (own folder
 # always): the library's layers as ALLOWED says, and the tools above the

@@ -11,6 +11,7 @@
 #include "metrics.h"
 #include "harness.h"
 #include "pictures.h"
+#include "api.h"
 
 #include <stdio.h>
 
