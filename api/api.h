@@ -13,17 +13,20 @@ mp_plan *mp_plan_methods(const mp_program *p, const mp_options *o,
                          mp_plan *(*plan)(const mp_program *, const mp_options *, mp_err *), mp_err *err);
 
 /* A planner's own plan: mp_plan_program's checks of the options and its
- * guard, without what it adds around the planner (ExecuTorch's plan in
- * place of the repaired one where valid; opt's greedy safety net and its
- * fallback past 64 bits).  Fuzz target "plan" verifies these, so that a
+ * guard, without the portfolio around the planner (ExecuTorch's plan in
+ * place of the repaired one where valid; the reference greedy beside opt
+ * and in its place past 64 bits).  Fuzz target "plan" verifies these, so that a
  * wrong layout the additions would have replaced is still seen. */
 mp_plan *mp_plan_program_alone(const mp_program *prog, const mp_options *opts, mp_err *err);
 /* The plan summary with the options it was planned with (api/summary.c;
  * the command's --summary). */
 int mp_summary_write(const mp_program *prog, const mp_plan *plan, const mp_options *o, bool json, mp_buf *out,
                      mp_err *err);
-/* The planner table's bare plan function of planner i (its `plan` where it
- * adds nothing around itself), NULL past the end (api/planners.c). */
-mp_plan_fn mp_planner_alone(uint32_t i);
+/* The portfolio (api/portfolio.c): the planner of o->algo with the
+ * reference greedy beside it where the planner promises to be no worse
+ * (one method at a time); then the whole program's candidates, the
+ * planner's plan given up (freed) where one wins. */
+mp_plan *mp_portfolio_planner(const mp_program *prog, const mp_options *o, mp_err *err);
+mp_plan *mp_portfolio_choose(const mp_program *prog, const mp_options *o, mp_plan *plan);
 
 #endif

@@ -8,25 +8,24 @@
 #include "peers.h"
 #include "ref.h"
 
-/* One line per planner: its public entry, and its bare plan function
- * where that differs from `plan` (mp_plan_program_alone; NULL: the same).
- * Invariant: the first three are at the positions enum mp_algo names. */
+/* One line per planner; its plan function plans and nothing else (what
+ * mp_plan_program adds is api/portfolio.c's).  Invariant: the first three
+ * are at the positions enum mp_algo names. */
 typedef struct planner_line {
     mp_planner pub;
-    mp_plan_fn alone;
 } planner_line;
 
 static const planner_line TABLE[] = {
     {{"greedy", "ExecuTorch's greedy (apply_algo + greedy): shared objects, best fit by size",
-      mp_ref_greedy_plan, MP_CAP_ET_EXACT | MP_CAP_REFERENCE, "#4e79a7"}, NULL},
+      mp_ref_greedy_plan, MP_CAP_ET_EXACT | MP_CAP_REFERENCE, "#4e79a7"}},
     {{"naive", "ExecuTorch's naive: every tensor at the end of the buffer, no reuse",
-      mp_ref_naive_plan, MP_CAP_ET_EXACT | MP_CAP_REFUSES_INPLACE, "#f28e2b"}, NULL},
+      mp_ref_naive_plan, MP_CAP_ET_EXACT | MP_CAP_REFUSES_INPLACE, "#f28e2b"}},
     {{"opt", "the optimized planner: per-tensor offsets, several constructions, exact search",
-      mp_opt_plan, MP_CAP_EXACT | MP_CAP_NO_WORSE | MP_CAP_BANKS, "#59a14f"}, mp_opt_plan_alone},
+      mp_opt_plan, MP_CAP_EXACT | MP_CAP_NO_WORSE | MP_CAP_BANKS, "#59a14f"}},
     {{"tflm", "TFLite Micro's greedy by size: largest first, lowest offset that fits",
-      mp_tflm_plan, MP_CAP_BANKS, "#b07aa1"}, NULL},
+      mp_tflm_plan, MP_CAP_BANKS, "#b07aa1"}},
     {{"bestfit", "XLA's heap simulator: largest first, into the smallest gap that fits",
-      mp_bestfit_plan, MP_CAP_BANKS, "#76b7b2"}, NULL},
+      mp_bestfit_plan, MP_CAP_BANKS, "#76b7b2"}},
 };
 
 #define N_PLANNERS (sizeof TABLE / sizeof *TABLE)
@@ -34,11 +33,6 @@ static const planner_line TABLE[] = {
 uint32_t mp_planner_count(void) { return (uint32_t)N_PLANNERS; }
 
 const mp_planner *mp_planner_get(uint32_t i) { return i < N_PLANNERS ? &TABLE[i].pub : NULL; }
-
-mp_plan_fn mp_planner_alone(uint32_t i) {
-    if (i >= N_PLANNERS) return NULL;
-    return TABLE[i].alone ? TABLE[i].alone : TABLE[i].pub.plan;
-}
 
 const char *mp_algo_name(uint32_t algo) { return algo < N_PLANNERS ? TABLE[algo].pub.name : "?"; }
 

@@ -16,11 +16,9 @@
  * On small programs the planner also runs the reference greedy and keeps
  * whichever plan needs fewer bytes, so it never does worse. */
 #include "opt_internal.h"
-#include "ref.h" /* the fallback: the reference greedy */
 
 #include <stdio.h>
 
-#define SAFETY_NET_TENSORS 3000 /* run greedy too up to this many tensors */
 #define OPT_SMALL_GRAPH 1024 /* tensors + nodes of a graph whose arrays come from the arena */
 
 
@@ -268,51 +266,6 @@ static void free_ctx(octx *c) {
     mp_xfree(c->map_body);
     mp_table_free(&c->table);
     mp_buf_free(&c->notes);
-}
-
-/* A reference greedy plan handed out as opt's, with opt's notes. */
-static void relabel_as_opt(mp_plan *greedy, const char *notes) {
-    greedy->opts.algo = MP_ALGO_OPT;
-    greedy->algo_name = "opt";
-    greedy->notes = notes ? mp_arena_strndup(greedy->arena, notes, strlen(notes)) : NULL;
-}
-
-/* The reference greedy's plan (repaired mode) with the same options, or
- * NULL when it refuses the program. */
-static mp_plan *greedy_plan(const mp_program *prog, const mp_options *o) {
-    mp_options go = *o;
-    go.algo = MP_ALGO_GREEDY;
-    go.et_exact = false;
-    mp_err err;
-    return mp_ref_greedy_plan(prog, &go, &err);
-}
-
-/* The reference greedy (repaired mode) as a candidate, for small programs. */
-static mp_plan *safety_net(const mp_program *prog, const mp_options *o, mp_plan *mine) {
-    uint64_t n = 0;
-    for (uint32_t gi = 0; gi < prog->n_graphs; gi++) n += prog->graphs[gi].n_tensors;
-    if (n > SAFETY_NET_TENSORS) return mine;
-    mp_plan *greedy = greedy_plan(prog, o);
-    if (!greedy || mp_plan_total_bytes(greedy) >= mp_plan_total_bytes(mine)) {
-        mp_plan_free(greedy);
-        return mine;
-    }
-    relabel_as_opt(greedy, mine->notes);
-    mp_plan_free(mine);
-    return greedy;
-}
-
-/* The packer refused a layout past 64 bits.  Its constructions can each
- * overflow where greedy's still fits (greedy's objects can end exactly at
- * 2^64 - 1), so opt falls back to the reference greedy at any size rather
- * than refuse a graph greedy plans: opt never refuses where greedy plans. */
-static mp_plan *limit_fallback(const mp_program *prog, const mp_options *o, mp_err *err) {
-    mp_plan *greedy = greedy_plan(prog, o);
-    if (!greedy) return NULL; /* keep opt's own message */
-    mp_err_clear(err);
-    relabel_as_opt(greedy, o->exact ? "exact: not attempted: opt's layout would pass 64 bits; "
-                                      "the plan is the reference greedy's\n" : NULL);
-    return greedy;
 }
 
 /* mp_plan_total_bytes of the plan plan_of would build now, without
@@ -583,18 +536,12 @@ static mp_plan *drive(const mp_program *prog, const mp_options *o, mp_opt_effort
     return plan;
 }
 
+/* opt's own layout: no candidate of another planner's beside it (the
+ * portfolio, api/portfolio.c, adds the reference greedy around it). */
 mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
                             mp_err *err) {
     mp_opt_first first;
-    mp_plan *plan = drive(prog, o, effort, NULL, "opt", &first, err);
-    if (o->banks.n) return plan; /* greedy has no memory map: no fallback, no safety net */
-    if (!plan && err->limit) return limit_fallback(prog, o, err);
-    return plan ? safety_net(prog, o, plan) : NULL;
-}
-
-mp_plan *mp_opt_plan_alone(const mp_program *prog, const mp_options *o, mp_err *err) {
-    mp_opt_first first;
-    return drive(prog, o, MP_OPT_LAZY, NULL, "opt", &first, err);
+    return drive(prog, o, effort, NULL, "opt", &first, err);
 }
 
 /* The (graph, buffer) bounds of `dirty` graphs that differ between

@@ -15,16 +15,14 @@ typedef enum mp_opt_effort {
     MP_OPT_QUICK, /* quick layouts for every sub-graph (tests: the baseline) */
 } mp_opt_effort;
 
-/* The optimized planner (MP_OPT_LAZY). */
+/* The optimized planner (MP_OPT_LAZY): opt's own layout.  It refuses
+ * (MP_EPLAN, err->limit) a layout past 64 bits; mp_plan_program's
+ * portfolio (api/portfolio.c) then plans with the reference greedy, and
+ * below its size threshold keeps greedy's plan where that is smaller. */
 mp_plan *mp_opt_plan(const mp_program *prog, const mp_options *o, mp_err *err);
 /* The same with a choice of effort. */
 mp_plan *mp_opt_plan_effort(const mp_program *prog, const mp_options *o, mp_opt_effort effort,
                             mp_err *err);
-
-/* opt's own layout (MP_OPT_LAZY): no greedy safety net, no fallback past
- * 64 bits, so a layout the net would have replaced is still seen
- * (mp_plan_program_alone: the planner table's bare function for opt). */
-mp_plan *mp_opt_plan_alone(const mp_program *prog, const mp_options *o, mp_err *err);
 
 /* What opt's lazy layout did before refining whole cond blocks (opt.c's
  * split_first). */
@@ -37,7 +35,7 @@ typedef enum mp_opt_first {
     MP_OPT_FIRST_RESTARTED, /* its refinement rose to the bound: planned again, whole first */
 } mp_opt_first;
 
-/* opt's own layout at `effort` (as mp_opt_plan_alone) with the split
+/* opt's own layout at `effort` (as mp_opt_plan) with the split
  * layout tried first where it may rule the whole blocks out
  * (split_first), or not (the whole blocks always first, as before 1.7.3);
  * *first: what happened.  Tests: both orders give the same plan, but for

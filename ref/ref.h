@@ -2,7 +2,7 @@
  * algorithms (the planner table's "greedy" and "naive"), ExecuTorch's
  * apply_algo with greedy or naive, reproduced with et_exact and repaired
  * otherwise (docs/deviations.md).  The optimized planner calls the greedy
- * one as its fallback and safety net. */
+ * one beside opt (the portfolio, api/portfolio.c). */
 #ifndef MP_REF_H
 #define MP_REF_H
 

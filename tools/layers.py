@@ -21,7 +21,7 @@ ALLOWED = {
     "include": [],
     "core": ["include"],
     "ref": ["include", "core"],
-    "opt": ["include", "core", "ref"],
+    "opt": ["include", "core"],
     "peers": ["include", "core", "opt"],
     "verify": ["include", "core"],
     "api": ["include", "core", "ref", "opt", "peers"],
@@ -39,7 +39,7 @@ LIBRARY = ["core", "ref", "opt", "peers", "verify", "api"]
 CALLS = {
     "core": [],
     "ref": ["core"],
-    "opt": ["core", "ref"],
+    "opt": ["core"],
     "peers": ["core", "opt"],
     "verify": ["core"],
     "api": ["core", "ref", "opt", "peers", "verify"],
@@ -50,8 +50,8 @@ CALLS = {
 # headers another folder may include: a module's face, not its insides
 PRIVATE = {"ref_internal.h", "opt_internal.h", "kd.h", "sort.h", "store.h", "verify.h",
            "viz.h", "cli.h", "brute.h", "fuzz.h"}
-# opt reaches ref through its one fallback call, declared in ref.h
-ONLY = {("opt", "ref"): {"ref.h"}, ("peers", "opt"): {"opt.h", "pack.h"}}
+# peers reach opt through its driver's face only
+ONLY = {("peers", "opt"): {"opt.h", "pack.h"}}
 
 
 def folder_of(path):
