@@ -44,6 +44,8 @@ char *mp_put_i64(char *p, int64_t v);
 void mp_buf_put_printable(mp_buf *b, const char *s);
 /* s as a JSON string literal (core/buf.c). */
 void mp_buf_put_json_string(mp_buf *b, const char *s);
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+size_t mp_utf8_len(const unsigned char *s);
 /* The `graph NAME` line that opens a graph's block. */
 void mp_graph_put_begin(mp_buf *b, const char *name);
 void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,

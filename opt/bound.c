@@ -30,7 +30,7 @@ static bool live_peak_dense(const pk_item *items, uint32_t n, uint64_t *out, int
         return true;
     }
     uint64_t range = (uint64_t)((int64_t)hi - lo) + 2;
-    if (range > 4 * (uint64_t)n + 1024) return false;
+    if (!mp_pk_span_dense(range, n)) return false;
     /* sums wrap alike in both directions, so the running total is exact;
      * a short range (a small sub-graph's) on the stack */
     uint64_t small[64] = {0};

@@ -97,7 +97,7 @@ static uint32_t *by_start(const pk *k) {
         if (b > hi) hi = b;
     }
     uint64_t range = k->n ? (uint64_t)((int64_t)hi - lo) + 1 : 0;
-    if (range && range <= 4 * (uint64_t)k->n + 1024) {
+    if (range && mp_pk_span_dense(range, k->n)) {
         uint32_t *tmp = mp_xmalloc((k->n + 1) * sizeof *tmp);
         for (uint32_t i = 0; i < k->n; i++) o[i] = i;
         counting_pass(o, tmp, k->n, k->e, lo, (uint32_t)range);
@@ -203,14 +203,32 @@ static void sweep_pairs(pk *k, uint32_t *deg, uint32_t *active, bool write) {
     }
 }
 
+/* 1 + the number of halvings that take n to 1: the log n of the cost
+ * model and of the dense-buffer test. */
+static uint32_t levels(uint32_t n) {
+    uint32_t lg = 1;
+    for (uint32_t m = n; m > 1; m >>= 1) lg++;
+    return lg;
+}
+
+/* The effort model, in work units (about one item or pair visited each),
+ * fitted on the bench's profiles (docs/notes/optimized.md): what one
+ * first-fit construction and one bottom-up run are expected to cost, and
+ * the budget the constructions of one buffer share. */
+#define PK_FF_PER_VISIT 12.0     /* first fit: per pair end and per item */
+#define PK_FF_PER_LEVEL 2.0      /* first fit's order: per item and log n */
+#define PK_BU_PER_ITEM 25.0      /* bottom up: per item, per (sqrt n + log n) */
+#define PK_BUDGET_BASE 5e6       /* every buffer's share, however small */
+#define PK_BUDGET_PER_LEVEL 20.0 /* and per item and log n */
+#define PK_BU_MAX_ITEMS 65536    /* buffers this small afford bottom-up runs too */
+
 /* The conflict graph (CSR) from a sweep in start order: every pair is
  * listed once by the later item, O(n + P).  The row sizes come first: in
  * a dense buffer (P above 4 n log n) counted in O(n log n), which spares
  * a second O(P) sweep, where lifetimes are intervals (as graphs give
  * them); else by the same sweep. */
 static void build_conflicts(pk *k) {
-    uint32_t n = k->n, lg = 1;
-    for (uint32_t m = n; m > 1; m >>= 1) lg++;
+    uint32_t n = k->n, lg = levels(n);
     uint32_t *deg = mp_xcalloc(n + 1, sizeof *deg);
     uint32_t *active = mp_xmalloc((n + 1) * sizeof *active);
     k->adj_at = mp_xmalloc((n + 2) * sizeof *k->adj_at);
@@ -520,7 +538,7 @@ static bool item_breadth_dense(const pk *k, uint64_t *out) {
         if (k->s[i] < lo) lo = k->s[i];
         if (k->e[i] > hi) hi = k->e[i];
     }
-    if (!n || lo > hi || (uint64_t)((int64_t)hi - lo) + 1 > 4 * (uint64_t)n + 1024) return false;
+    if (!n || lo > hi || !mp_pk_span_dense((uint64_t)((int64_t)hi - lo) + 1, n)) return false;
     uint32_t m = (uint32_t)((int64_t)hi - lo) + 1;
     uint64_t *live = mp_xcalloc((size_t)m + 2, sizeof *live);
     uint32_t *a = mp_xmalloc((2 * (size_t)n + 1) * sizeof *a), *b = a + n;
@@ -1051,14 +1069,14 @@ static void solve_init(solve *v, pk *k, const pk_params *prm) {
     /* the start order, for a sweep after the constructions (with a conflict
      * graph); every construction writes its own order over it */
     if (v->adj) memcpy(v->order, k->by_s, k->n * sizeof *v->order);
-    double lg = 1;
-    for (uint32_t m = k->n; m > 1; m >>= 1) lg++;
-    v->ff_cost = 12.0 * (2.0 * (double)v->pairs + k->n) + 2.0 * k->n * lg;
-    v->bu_cost = 25.0 * k->n * (sqrt((double)k->n) + lg);
-    /* buffers of up to 2^16 items also afford a few bottom-up runs, whose
-     * cost grows as n sqrt(n) */
+    double lg = levels(k->n);
+    v->ff_cost = PK_FF_PER_VISIT * (2.0 * (double)v->pairs + k->n) + PK_FF_PER_LEVEL * k->n * lg;
+    v->bu_cost = PK_BU_PER_ITEM * k->n * (sqrt((double)k->n) + lg);
+    /* small buffers also afford a few bottom-up runs, whose cost grows as
+     * n sqrt(n) */
     v->bu_runs = prm->bottom_up_runs ? prm->bottom_up_runs : PK_BOTTOM_UP_RUNS;
-    v->budget = 5e6 + 20.0 * k->n * lg + (k->n <= 65536 ? v->bu_runs * v->bu_cost : 0);
+    v->budget = PK_BUDGET_BASE + PK_BUDGET_PER_LEVEL * k->n * lg +
+                (k->n <= PK_BU_MAX_ITEMS ? v->bu_runs * v->bu_cost : 0);
 }
 
 /* Construction c, its layout kept in b when it is the best so far. */

@@ -99,4 +99,9 @@ uint64_t mp_pk_exact(pk_item *items, uint32_t n, uint64_t best, uint64_t start, 
                      uint64_t budget, bool *proved, uint64_t *proved_bound, uint64_t *work,
                      pk_exact_outcome *outcome);
 
+/* A time span short enough to index an array by time (counting sorts,
+ * prefix sums over it): at most 4 slots per item, plus 1 KiB of slack for
+ * small buffers; longer spans (sparse times) take the sorting paths. */
+static inline bool mp_pk_span_dense(uint64_t span, uint64_t n) { return span <= 4 * n + 1024; }
+
 #endif

@@ -1,8 +1,8 @@
 /* ref.h - what the reference planner offers the layers above it: its two
  * algorithms (the planner table's "greedy" and "naive"), ExecuTorch's
  * apply_algo with greedy or naive, reproduced with et_exact and repaired
- * otherwise (docs/deviations.md).  The optimized planner calls the greedy
- * one beside opt (the portfolio, api/portfolio.c). */
+ * otherwise (docs/deviations.md).  The portfolio (api/portfolio.c) runs
+ * the greedy one beside opt. */
 #ifndef MP_REF_H
 #define MP_REF_H
 

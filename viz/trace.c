@@ -55,7 +55,7 @@ static void ev_head(tctx *c, const char *name, const char *ph, int64_t ts, uint3
     mp_buf_puts(c->b, c->first ? "\n" : ",\n");
     c->first = false;
     mp_buf_puts(c->b, "{\"name\":");
-    mp_viz_json_str(c->b, name);
+    mp_buf_put_json_string(c->b, name);
     mp_buf_printf(c->b, ",\"ph\":\"%s\",\"ts\":%lld,\"pid\":%u,\"tid\":%u", ph, (long long)ts,
                   pid, tid);
 }
@@ -65,7 +65,7 @@ static void meta(tctx *c, const char *what, uint32_t pid, uint32_t tid, const ch
     ev_head(c, what, "M", 0, pid, tid);
     if (name) {
         mp_buf_puts(c->b, ",\"args\":{\"name\":");
-        mp_viz_json_str(c->b, name);
+        mp_buf_put_json_string(c->b, name);
         mp_buf_puts(c->b, "}}");
     } else {
         mp_buf_printf(c->b, ",\"args\":{\"sort_index\":%lld}}", (long long)sort);
@@ -95,12 +95,12 @@ static void tensor_slice(tctx *c, const mp_graph_plan *gp, const slice *s, uint3
     mp_buf_u64(c->b, s->a->obj);
     mp_buf_printf(c->b, ",\"life_start\":%lld,\"life_end\":%lld,\"device\":",
                   (long long)s->a->life_start, (long long)s->a->life_end);
-    mp_viz_json_str(c->b, mp_device_str(mp_viz_alloc_device(c->prog, gp, s->a), dev));
+    mp_buf_put_json_string(c->b, mp_device_str(mp_viz_alloc_device(c->prog, gp, s->a), dev));
     mp_buf_puts(c->b, ",\"graph\":");
-    mp_viz_json_str(c->b, gp->name);
+    mp_buf_put_json_string(c->b, gp->name);
     if (op) {
         mp_buf_printf(c->b, ",\"node\":%d,\"op\":", node);
-        mp_viz_json_str(c->b, op);
+        mp_buf_put_json_string(c->b, op);
     }
     mp_buf_puts(c->b, "}}");
 }
@@ -118,7 +118,7 @@ static void reserve_slice(tctx *c, const mp_graphdef *g, const slice *s, uint32_
     ev_head(c, name.data, "X", s->s * VIZ_US, pid, tid);
     mp_buf_free(&name);
     mp_buf_printf(c->b, ",\"dur\":%d,\"cat\":\"sub-graph\",\"args\":{\"graph\":", VIZ_US);
-    mp_viz_json_str(c->b, sub);
+    mp_buf_put_json_string(c->b, sub);
     mp_buf_printf(c->b, ",\"node\":%d,\"kind\":\"%s\",\"role\":\"%s\",\"offset\":", s->node,
                   mp_node_kind_name(kind), role);
     mp_buf_u64(c->b, s->lo);
@@ -130,7 +130,7 @@ static void reserve_slice(tctx *c, const mp_graphdef *g, const slice *s, uint32_
     mp_buf_u64(c->b, s->buffer);
     if (op) {
         mp_buf_puts(c->b, ",\"op\":");
-        mp_viz_json_str(c->b, op);
+        mp_buf_put_json_string(c->b, op);
     }
     mp_buf_puts(c->b, "}}");
 }
@@ -252,9 +252,9 @@ int mp_viz_trace(const mp_program *prog, const mp_plan *plan, mp_buf *out, mp_er
     mp_buf_printf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"memplan %s\","
                        "\"time\":\"node index * %d us\",\"algo\":",
                   MEMPLAN_VERSION, VIZ_US);
-    mp_viz_json_str(out, plan->algo_name ? plan->algo_name : mp_algo_name(plan->opts.algo));
+    mp_buf_put_json_string(out, plan->algo_name ? plan->algo_name : mp_algo_name(plan->opts.algo));
     mp_buf_puts(out, ",\"graph_file\":");
-    mp_viz_json_str(out, prog->filename ? prog->filename : "");
+    mp_buf_put_json_string(out, prog->filename ? prog->filename : "");
     mp_buf_puts(out, ",\"total_bytes\":");
     mp_buf_u64(out, mp_plan_total_bytes(plan));
     mp_buf_puts(out, "},\"traceEvents\":[");

@@ -235,7 +235,6 @@ void mp_viz_report_charts(mp_buf *b, const mp_report_data *d); /* the two plots 
  * contents: markup characters escaped, control bytes dropped, invalid
  * UTF-8 bytes replaced by '?', so the output always parses. */
 void mp_viz_xml(mp_buf *b, const char *s);
-void mp_viz_json_str(mp_buf *b, const char *s); /* with the quotes */
 /* 1536 -> "1.50 KiB"; 3 significant digits, binary units. */
 const char *mp_viz_bytes(uint64_t v, char *buf /* >= 32 */);
 /* A coordinate with one decimal, "-0.0" never printed. */

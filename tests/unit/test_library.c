@@ -943,3 +943,17 @@ Test(library, every_public_call_survives_allocation_failure) {
     mp_plan_free(x.chain_plan);
     mp_program_free(x.chain);
 }
+
+/* One JSON string writer (issue 47: core's passed invalid UTF-8 through,
+ * viz's own wrote '?'; viz now uses core's): every JSON the project writes stays valid whatever
+ * bytes a file name or a database string holds. */
+Test(library, json_strings_are_valid_utf8_whatever_the_bytes) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_put_json_string(&b, "a\"\\\n\xff\xc3\xa9\xed\xa0\x80z");
+    cr_assert_str_eq(b.data, "\"a\\\"\\\\\\u000a?\xc3\xa9???z\"");
+    b.len = 0;
+    mp_buf_put_json_string(&b, "\xc0\xaf");
+    cr_assert_str_eq(b.data, "\"??\"");
+    mp_buf_free(&b);
+}

@@ -738,7 +738,7 @@ Test(viz_text, escaping_keeps_documents_well_formed) {
     cr_assert_str_eq(b.data, "a&lt;b&gt;&amp;&#39;&quot;\xc3\xa9???\xf0\x9f\x98\x80z");
     mp_buf_free(&b);
     mp_buf_init(&b);
-    mp_viz_json_str(&b, "q\"\\\n\xff");
+    mp_buf_put_json_string(&b, "q\"\\\n\xff");
     cr_assert_str_eq(b.data, "\"q\\\"\\\\\\u000a?\"");
     mp_buf_free(&b);
     char t[32];
