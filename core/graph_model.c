@@ -64,6 +64,45 @@ void mp_graph_reachable(const mp_program *prog, bool *reach) {
     mp_xfree(stack);
 }
 
+uint32_t mp_graphs_children_first(const mp_program *prog, const bool *reach, int32_t *order, uint32_t *height) {
+    uint32_t n = prog->n_graphs, k = 0;
+    uint8_t *seen = mp_xcalloc(n + 1, 1);
+    struct frame {
+        int32_t g;
+        uint32_t node;
+        int slot;
+    } *st = mp_xmalloc((n + 1) * sizeof *st);
+    for (uint32_t root = 0; root < n; root++) {
+        if (!reach[root] || seen[root]) continue;
+        size_t sp = 0;
+        st[sp++] = (struct frame){(int32_t)root, 0, 0};
+        seen[root] = 1;
+        while (sp) {
+            struct frame *f = &st[sp - 1];
+            const mp_graphdef *g = &prog->graphs[f->g];
+            if (f->node == g->n_nodes) { /* every sub-graph written: this one */
+                uint32_t h = 0;
+                for (uint32_t i = 0; height && i < g->n_nodes; i++)
+                    for (int s = 0; s < 2; s++)
+                        if (g->nodes[i].sub[s] >= 0 && height[g->nodes[i].sub[s]] > h) h = height[g->nodes[i].sub[s]];
+                if (height) height[f->g] = h + 1;
+                order[k++] = f->g;
+                sp--;
+                continue;
+            }
+            int32_t child = g->nodes[f->node].sub[f->slot];
+            if (++f->slot == 2) f->slot = 0, f->node++;
+            if (child >= 0 && !seen[child]) {
+                seen[child] = 1;
+                st[sp++] = (struct frame){child, 0, 0};
+            }
+        }
+    }
+    mp_xfree(seen);
+    mp_xfree(st);
+    return k;
+}
+
 bool mp_graph_has_xnnpack(const mp_graphdef *g) {
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         const char *b = g->nodes[i].backend;

@@ -11,6 +11,12 @@
 /* --- the model (graph_model.c, file.c, plan_write.c) */
 /* Graphs reachable from the entry, as flags indexed by graph. */
 void mp_graph_reachable(const mp_program *prog, bool *reach);
+/* The graphs `reach` marks, children first (a sub-graph before every graph
+ * that runs it): depth first from each marked graph in index order, a
+ * node's sub-graphs in order.  order has room for every marked graph;
+ * returns how many it holds.  height (NULL: not wanted, else one per
+ * graph, zeroed) gets 1 + the height of a graph's tallest sub-graph. */
+uint32_t mp_graphs_children_first(const mp_program *prog, const bool *reach, int32_t *order, uint32_t *height);
 /* Does the graph hold a delegate whose backend contains "xnnpack" (any case)? */
 bool mp_graph_has_xnnpack(const mp_graphdef *g);
 /* Some tensor of g is in place on another (without one, each tensor is its

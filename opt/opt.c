@@ -121,45 +121,12 @@ static int prepare(octx *c, uint32_t gi) {
 
 /* Reachable graphs, children first; also the deepest nesting. */
 static int32_t *postorder(const octx *c, uint32_t *count, uint32_t *depth) {
-    uint32_t ng = c->prog->n_graphs, k = 0;
+    uint32_t ng = c->prog->n_graphs;
     int32_t *order = mp_xmalloc((ng + 1) * sizeof *order);
     uint32_t *height = mp_xcalloc(ng + 1, sizeof *height);
-    uint8_t *state = mp_xcalloc(ng + 1, 1);
-    struct fr {
-        int32_t g;
-        uint32_t node;
-        int slot;
-    } *st = mp_xmalloc((ng + 1) * sizeof *st);
-    size_t sp = 0;
-    st[sp++] = (struct fr){0, 0, 0};
-    state[0] = 1;
-    while (sp) {
-        struct fr *f = &st[sp - 1];
-        const mp_graphdef *g = &c->prog->graphs[f->g];
-        if (f->node == g->n_nodes) {
-            uint32_t h = 0;
-            for (uint32_t i = 0; i < g->n_nodes; i++)
-                for (int s = 0; s < 2; s++)
-                    if (g->nodes[i].sub[s] >= 0 && height[g->nodes[i].sub[s]] > h)
-                        h = height[g->nodes[i].sub[s]];
-            height[f->g] = h + 1;
-            order[k++] = f->g;
-            state[f->g] = 2;
-            sp--;
-            continue;
-        }
-        int32_t child = g->nodes[f->node].sub[f->slot];
-        if (++f->slot == 2) f->slot = 0, f->node++;
-        if (child >= 0 && !state[child]) {
-            state[child] = 1;
-            st[sp++] = (struct fr){child, 0, 0};
-        }
-    }
-    *count = k;
+    *count = mp_graphs_children_first(c->prog, c->reach, order, height);
     *depth = height[0] ? height[0] - 1 : 0;
     mp_xfree(height);
-    mp_xfree(state);
-    mp_xfree(st);
     return order;
 }
 

@@ -80,44 +80,11 @@ void mp_v_warning(vctx *c, const char *graph, uint32_t rule, const char *kind, c
     va_end(ap);
 }
 
-static void postorder(const mp_program *prog, const bool *reach, int32_t *order) {
-    uint32_t n = prog->n_graphs, k = 0;
-    uint8_t *seen = mp_xcalloc(n + 1, 1);
-    struct fr {
-        int32_t g;
-        uint32_t node;
-        int slot;
-    } *st = mp_xmalloc((n + 1) * sizeof *st);
-    for (uint32_t root = 0; root < n; root++) {
-        if (!reach[root] || seen[root]) continue;
-        size_t sp = 0;
-        st[sp++] = (struct fr){(int32_t)root, 0, 0};
-        seen[root] = 1;
-        while (sp) {
-            struct fr *f = &st[sp - 1];
-            const mp_graphdef *g = &prog->graphs[f->g];
-            if (f->node == g->n_nodes) {
-                order[k++] = f->g;
-                sp--;
-                continue;
-            }
-            int32_t child = g->nodes[f->node].sub[f->slot];
-            if (++f->slot == 2) f->slot = 0, f->node++;
-            if (child >= 0 && !seen[child]) {
-                seen[child] = 1;
-                st[sp++] = (struct fr){child, 0, 0};
-            }
-        }
-    }
-    mp_xfree(seen);
-    mp_xfree(st);
-}
-
 int32_t *mp_v_postorder_of(const vctx *c, uint32_t *n) {
     uint32_t k = 0;
     for (uint32_t gi = 0; gi < c->prog->n_graphs; gi++) k += c->reach[gi];
     int32_t *order = mp_xmalloc((k + 1) * sizeof *order);
-    postorder(c->prog, c->reach, order);
+    mp_graphs_children_first(c->prog, c->reach, order, NULL);
     *n = k;
     return order;
 }
