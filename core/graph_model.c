@@ -1,4 +1,4 @@
-/* model.c - small queries over the graph model shared by every module. */
+/* graph_model.c - small queries over the graph model shared by every module. */
 #include "internal.h"
 
 #include <ctype.h>

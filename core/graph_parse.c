@@ -1,4 +1,4 @@
-/* parse.c - the .mpg (memplan-graph 1) parser.
+/* graph_parse.c - the .mpg (memplan-graph 1) parser.
  *
  * One pass over the lines builds the graphs; references that may point
  * forward (view=, inplace=, sub-graph names) are resolved when their graph

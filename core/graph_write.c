@@ -1,4 +1,4 @@
-/* write.c - the .mpg writer: canonical text for a program, so that
+/* graph_write.c - the .mpg writer: canonical text for a program, so that
  * parse(write(p)) is the same program (the fuzz round-trip relies on it).
  * Its lines are built without printf, which was half of `memplan gen`'s
  * time at 10^6 tensors (five calls a tensor), and in place where they are

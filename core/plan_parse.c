@@ -1,4 +1,4 @@
-/* parse.c - the .mpp (memplan-plan 1) parser.
+/* plan_parse.c - the .mpp (memplan-plan 1) parser.
  *
  * Only the syntax is judged here: a file that is not a sequence of the
  * format's lines, with decimal numbers where numbers belong, is unreadable

@@ -1,4 +1,4 @@
-/* write.c - the .mpp (memplan-plan 1) writer. */
+/* plan_write.c - the .mpp (memplan-plan 1) writer. */
 #include "internal.h"
 
 void mp_plan_write(const mp_plan *plan, mp_buf *b) { mp_plan_write_to(plan, b, NULL, NULL); }

@@ -48,11 +48,15 @@
 extern "C" {
 #endif
 
-/* The functions of the shared library's interface. */
+/* Compiler attributes, behind macros so that any C99 compiler reads the
+ * header: MP_API marks the functions of the shared library's interface,
+ * MP_PRINTF(f, a) a printf-like function (format argument f, first value a). */
 #if defined(__GNUC__) || defined(__clang__)
 #define MP_API __attribute__((visibility("default")))
+#define MP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define MP_API
+#define MP_PRINTF(f, a)
 #endif
 
 /* --------------------------------------------------------------- version */
@@ -131,7 +135,7 @@ MP_API void mp_buf_free(mp_buf *b);
 MP_API void mp_buf_put(mp_buf *b, const char *s, size_t n);
 MP_API void mp_buf_puts(mp_buf *b, const char *s);
 MP_API void mp_buf_printf(mp_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    MP_PRINTF(2, 3);
 MP_API void mp_buf_u64(mp_buf *b, uint64_t v);
 
 /* ---------------------------------------------------------- the handles */

@@ -59,6 +59,13 @@ int main(void) {
     return rc;
 }
 C
+# the installed header alone, as C99 with pedantic errors and as C++11
+printf '#include <memplan.h>\nint main(void) { return mp_version() == 0; }\n' >"$T/h.c"
+cp "$T/h.c" "$T/h.cc"
+$CC -std=c99 -pedantic-errors -Wall -Wextra -Werror -I"$T/inst/include" -fsyntax-only "$T/h.c" 2>"$T/err" \
+    && ok || { bad "memplan.h is not C99"; cat "$T/err"; }
+clang++ -std=c++11 -pedantic-errors -Wall -Werror -I"$T/inst/include" -fsyntax-only "$T/h.cc" 2>"$T/err" \
+    && ok || { bad "memplan.h is not C++11"; cat "$T/err"; }
 export PKG_CONFIG_PATH="$T/inst/lib/pkgconfig"
 # shellcheck disable=SC2046
 $CC -o "$T/use" "$T/use.c" $(pkg-config --cflags --libs memplan) 2>"$T/err" && ok || { bad "shared link"; cat "$T/err"; }
