@@ -133,7 +133,12 @@ static int shift_region(run *R, int32_t gi, const u64vec *delta) {
  * max-heap of (region end, last node the results are used at), entries
  * leaving lazily once that node is passed.  Nodes are visited in order, so
  * a graph with 10^5 conds costs n log n, not n^2. */
+/* One earlier cond in one buffer: its region's end, the lowest byte its
+ * escaping results live at there, the last node they are used at.  Each
+ * buffer keeps two heaps of them: by the highest end (where a later
+ * sub-graph must start) and by the lowest byte (whether it must move). */
 typedef struct esc_entry {
+    uint64_t key; /* the heap's order: top (max-heap) or ~low (max-heap of the complement) */
     uint64_t top;
     int32_t end;
 } esc_entry;
@@ -144,64 +149,113 @@ typedef struct esc_heap {
 } esc_heap;
 
 typedef struct esc_sweep {
-    esc_heap *h; /* per buffer */
+    esc_heap *h, *l; /* per buffer: by top, by low */
     uint32_t nh, next; /* next: the next node to consider as an earlier cond */
 } esc_sweep;
 
-static void esc_push(esc_sweep *w, uint32_t b, esc_entry x) {
-    if (b >= w->nh) {
-        w->h = mp_xrealloc(w->h, (b + 1) * sizeof *w->h);
-        memset(w->h + w->nh, 0, (b + 1 - w->nh) * sizeof *w->h);
-        w->nh = b + 1;
-    }
-    esc_heap *h = &w->h[b];
+static void heap_push(esc_heap *h, esc_entry x) {
     MP_VEC_PUSH(h->v, h->n, h->cap, x);
-    for (uint32_t i = h->n - 1; i && h->v[(i - 1) / 2].top < h->v[i].top; i = (i - 1) / 2) {
+    for (uint32_t i = h->n - 1; i && h->v[(i - 1) / 2].key < h->v[i].key; i = (i - 1) / 2) {
         esc_entry t = h->v[i];
         h->v[i] = h->v[(i - 1) / 2];
         h->v[(i - 1) / 2] = t;
     }
 }
 
-/* The highest region in buffer b still needed at node `at`. */
-static uint64_t esc_max(esc_sweep *w, uint32_t b, int32_t at) {
-    esc_heap *h = b < w->nh ? &w->h[b] : NULL;
-    while (h && h->n && h->v[0].end < at) { /* sift the last entry down from the root */
+static void esc_push(esc_sweep *w, uint32_t b, uint64_t top, uint64_t low, int32_t end) {
+    if (b >= w->nh) {
+        w->h = mp_xrealloc(w->h, (b + 1) * sizeof *w->h);
+        w->l = mp_xrealloc(w->l, (b + 1) * sizeof *w->l);
+        memset(w->h + w->nh, 0, (b + 1 - w->nh) * sizeof *w->h);
+        memset(w->l + w->nh, 0, (b + 1 - w->nh) * sizeof *w->l);
+        w->nh = b + 1;
+    }
+    heap_push(&w->h[b], (esc_entry){top, top, end});
+    heap_push(&w->l[b], (esc_entry){~low, top, end});
+}
+
+/* The root's key of heap h once the entries no longer needed at node `at`
+ * have left it (lazily: only when they reach the root); false: empty. */
+static bool heap_root(esc_heap *h, int32_t at, uint64_t *key) {
+    while (h->n && h->v[0].end < at) { /* sift the last entry down from the root */
         esc_entry x = h->v[--h->n];
         uint32_t i = 0;
         for (uint32_t c; (c = 2 * i + 1) < h->n; i = c) {
-            if (c + 1 < h->n && h->v[c + 1].top > h->v[c].top) c++;
-            if (h->v[c].top <= x.top) break;
+            if (c + 1 < h->n && h->v[c + 1].key > h->v[c].key) c++;
+            if (h->v[c].key <= x.key) break;
             h->v[i] = h->v[c];
         }
         if (h->n) h->v[i] = x;
     }
-    return h && h->n ? h->v[0].top : 0;
+    if (h->n) *key = h->v[0].key;
+    return h->n != 0;
+}
+
+/* The highest region in buffer b still needed at node `at` (0: none). */
+static uint64_t esc_max(esc_sweep *w, uint32_t b, int32_t at) {
+    uint64_t top = 0;
+    return b < w->nh && heap_root(&w->h[b], at, &top) ? top : 0;
+}
+
+/* The lowest byte in buffer b where results still needed at node `at`
+ * live (UINT64_MAX: none). */
+static uint64_t esc_low(esc_sweep *w, uint32_t b, int32_t at) {
+    uint64_t key = 0;
+    return b < w->nh && heap_root(&w->l[b], at, &key) ? ~key : UINT64_MAX;
+}
+
+/* The lowest byte in buffer b of the values cond node n's escaping
+ * results are (their branches' allocations, as planned and moved by now);
+ * 0 where one is a nested cond's result, which may be anywhere in its
+ * branch's memory; UINT64_MAX where none lies in b. */
+static uint64_t escape_low(run *R, const mp_graphdef *g, const mp_escape *E, uint32_t n, uint32_t b) {
+    const mp_node *nd = &g->nodes[n];
+    uint64_t low = UINT64_MAX;
+    for (uint32_t i = 0; i < nd->n_out; i++) {
+        int32_t r = nd->out[i];
+        if (g->tensors[r].root != r || E->tensor_end[r] <= (int32_t)n) continue; /* not escaping */
+        for (int s = 0; s < 2 && !(s == 1 && nd->sub[1] == nd->sub[0]); s++) {
+            const mp_graphdef *bg = &R->prog->graphs[nd->sub[s]];
+            int kind;
+            int32_t v = mp_escape_value(bg, i, &kind);
+            if (kind <= 0) continue; /* an operand (kept in the parent) or nothing overwritable */
+            if (bg->tensors[v].def_node >= 0 && bg->nodes[bg->tensors[v].def_node].kind == MP_NODE_COND) return 0;
+            const gstate *S = state_of(R, nd->sub[s]);
+            if (S->planned[v] && S->mem_id[v] == b && S->size[v] && S->offset[v] < low) low = S->offset[v];
+        }
+    }
+    return low;
 }
 
 /* The conds before node i whose results escape join the sweep. */
-static void esc_catch_up(esc_sweep *w, const mp_graphdef *g, const mp_escape *E, const u64vec *tops,
+static void esc_catch_up(run *R, esc_sweep *w, const mp_graphdef *g, const mp_escape *E, const u64vec *tops,
                          uint32_t i) {
     for (; w->next < i; w->next++) {
         uint32_t n = w->next;
         if (g->nodes[n].kind != MP_NODE_COND || E->node_end[n] < 0) continue;
         for (uint32_t b = 1; b < tops[n].n; b++)
-            if (tops[n].v[b]) esc_push(w, b, (esc_entry){tops[n].v[b], E->node_end[n]});
+            if (tops[n].v[b]) esc_push(w, b, tops[n].v[b], escape_low(R, g, E, n, b), E->node_end[n]);
     }
 }
 
 static void esc_free(esc_sweep *w) {
-    for (uint32_t b = 0; b < w->nh; b++) mp_xfree(w->h[b].v);
+    for (uint32_t b = 0; b < w->nh; b++) mp_xfree(w->h[b].v), mp_xfree(w->l[b].v);
     mp_xfree(w->h);
+    mp_xfree(w->l);
 }
 
-/* Repair D14: node i's sub-graphs (their sizes in *sizes) start above the
- * regions of earlier conds whose results still live there. */
+/* Repair D14: node i's sub-graphs (their sizes in *sizes, from offset 0)
+ * start above the regions of earlier conds whose results still live
+ * there, in each buffer where they would reach those results' bytes; where
+ * they end below them (ExecuTorch's layout is safe) nothing moves. */
 static int keep_results(run *R, int32_t gi, uint32_t i, esc_sweep *w, u64vec *sizes) {
     u64vec delta = {mp_xcalloc(sizes->n + 1, sizeof(uint64_t)), sizes->n};
     bool any = false;
     for (uint32_t b = 1; b < sizes->n; b++)
-        if (sizes->v[b] && (delta.v[b] = esc_max(w, b, (int32_t)i))) any = true;
+        if (sizes->v[b] && (delta.v[b] = esc_max(w, b, (int32_t)i))) {
+            if (sizes->v[b] <= esc_low(w, b, (int32_t)i)) delta.v[b] = 0;
+            else any = true;
+        }
     int rc = MP_OK;
     for (uint32_t b = 1; any && b < delta.n && rc == MP_OK; b++) {
         delta.v[b] = mp_align_up(delta.v[b], R->o->alignment);
@@ -242,13 +296,13 @@ static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
     u64vec *tops = keep ? mp_xcalloc(g->n_nodes + 1, sizeof *tops) : NULL;
     int rc = MP_OK;
     for (int k = 0; k < 4 && rc == MP_OK; k++) {
-        esc_sweep w = {NULL, 0, 0}; /* conds first, in node order: each kind sweeps them again */
+        esc_sweep w = {NULL, NULL, 0, 0}; /* conds first, in node order: each kind sweeps them again */
         for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++) {
             const mp_node *nd = &g->nodes[i];
             if (nd->kind != kinds[k]) continue;
             u64vec sizes = {0};
             rc = plan_node(R, nd, depth, kinds[k] == MP_NODE_MAP || kinds[k] == MP_NODE_SCAN, &sizes);
-            if (keep) esc_catch_up(&w, g, E, tops, i);
+            if (keep) esc_catch_up(R, &w, g, E, tops, i);
             if (rc == MP_OK && keep) rc = keep_results(R, gi, i, &w, &sizes);
             if (rc == MP_OK) merge_into(merged, sizes.v, sizes.n);
             if (keep) tops[i] = sizes;

@@ -162,8 +162,8 @@ INSERT INTO baseline VALUES('h1-125','naive','--alignment 4 --profile methods --
 INSERT INTO baseline VALUES('h1-125','opt','--alignment 4 --profile methods --tensors 252 --depth 2 --devices cpu:0,cuda:0,cuda:1,cpu:1',8585216,8585216,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-125','tflm','--alignment 4 --profile methods --tensors 252 --depth 2 --devices cpu:0,cuda:0,cuda:1,cpu:1',8585216,8585216,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-126','bestfit','--alignment 128 --profile many-conds --tensors 307 --depth 1 --devices cpu:0',606208,606208,1.000000,'valid');
-INSERT INTO baseline VALUES('h1-126','greedy','--alignment 128 --profile many-conds --tensors 307 --depth 1 --devices cpu:0',2667648,606208,4.400549,'valid');
-INSERT INTO baseline VALUES('h1-126','naive','--alignment 128 --profile many-conds --tensors 307 --depth 1 --devices cpu:0',2848000,606208,4.698057,'valid');
+INSERT INTO baseline VALUES('h1-126','greedy','--alignment 128 --profile many-conds --tensors 307 --depth 1 --devices cpu:0',772992,606208,1.275127,'valid');
+INSERT INTO baseline VALUES('h1-126','naive','--alignment 128 --profile many-conds --tensors 307 --depth 1 --devices cpu:0',953344,606208,1.572635,'valid');
 INSERT INTO baseline VALUES('h1-126','opt','--alignment 128 --profile many-conds --tensors 307 --depth 1 --devices cpu:0',606208,606208,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-126','tflm','--alignment 128 --profile many-conds --tensors 307 --depth 1 --devices cpu:0',606208,606208,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-127','bestfit','--alignment 64 --profile methods --tensors 94 --depth 0 --devices cpu:0,cuda:0',860160,860160,1.000000,'valid');
@@ -877,8 +877,8 @@ INSERT INTO baseline VALUES('h1-254','naive','--alignment 4 --no-alloc-mutable -
 INSERT INTO baseline VALUES('h1-254','opt','--alignment 4 --no-alloc-mutable --per-device --profile mixed --tensors 149 --depth 1 --devices cpu:0',465057724,465057404,1.000001,'valid');
 INSERT INTO baseline VALUES('h1-254','tflm','--alignment 4 --no-alloc-mutable --per-device --profile mixed --tensors 149 --depth 1 --devices cpu:0',465057724,465057404,1.000001,'valid');
 INSERT INTO baseline VALUES('h1-255','bestfit','--alignment 64 --no-alloc-outputs --per-device --profile mixed --tensors 143 --depth 1 --devices cpu:0,cuda:0',681603136,681599744,1.000005,'valid');
-INSERT INTO baseline VALUES('h1-255','greedy','--alignment 64 --no-alloc-outputs --per-device --profile mixed --tensors 143 --depth 1 --devices cpu:0,cuda:0',744239168,681599744,1.091901,'valid');
-INSERT INTO baseline VALUES('h1-255','naive','--alignment 64 --no-alloc-outputs --per-device --profile mixed --tensors 143 --depth 1 --devices cpu:0,cuda:0',1096133824,681599744,1.608178,'valid');
+INSERT INTO baseline VALUES('h1-255','greedy','--alignment 64 --no-alloc-outputs --per-device --profile mixed --tensors 143 --depth 1 --devices cpu:0,cuda:0',734605376,681599744,1.077767,'valid');
+INSERT INTO baseline VALUES('h1-255','naive','--alignment 64 --no-alloc-outputs --per-device --profile mixed --tensors 143 --depth 1 --devices cpu:0,cuda:0',1086496448,681599744,1.594039,'valid');
 INSERT INTO baseline VALUES('h1-255','opt','--alignment 64 --no-alloc-outputs --per-device --profile mixed --tensors 143 --depth 1 --devices cpu:0,cuda:0',681603136,681599744,1.000005,'valid');
 INSERT INTO baseline VALUES('h1-255','tflm','--alignment 64 --no-alloc-outputs --per-device --profile mixed --tensors 143 --depth 1 --devices cpu:0,cuda:0',681603136,681599744,1.000005,'valid');
 INSERT INTO baseline VALUES('h1-256','bestfit','--alignment 4 --per-device --profile mixed --tensors 72 --depth 3 --devices cpu:0',402816880,402816816,1.000000,'valid');
@@ -917,7 +917,7 @@ INSERT INTO baseline VALUES('h1-261','naive','--alignment 32 --no-alloc-inputs -
 INSERT INTO baseline VALUES('h1-261','opt','--alignment 32 --no-alloc-inputs --per-device --profile mixed --tensors 76 --depth 2 --devices cpu:0',132103680,132103680,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-261','tflm','--alignment 32 --no-alloc-inputs --per-device --profile mixed --tensors 76 --depth 2 --devices cpu:0',132103680,132103680,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-262','bestfit','--alignment 1 --no-alloc-mutable --per-device --profile mixed --tensors 74 --depth 1 --devices cpu:0,cuda:0',204224415,199822848,1.022027,'valid');
-INSERT INTO baseline VALUES('h1-262','greedy','--alignment 1 --no-alloc-mutable --per-device --profile mixed --tensors 74 --depth 1 --devices cpu:0,cuda:0',213949893,199822848,1.070698,'valid');
+INSERT INTO baseline VALUES('h1-262','greedy','--alignment 1 --no-alloc-mutable --per-device --profile mixed --tensors 74 --depth 1 --devices cpu:0,cuda:0',213843269,199822848,1.070164,'valid');
 INSERT INTO baseline VALUES('h1-262','naive','--alignment 1 --no-alloc-mutable --per-device --profile mixed --tensors 74 --depth 1 --devices cpu:0,cuda:0',0,0,0.000000,'refused');
 INSERT INTO baseline VALUES('h1-262','opt','--alignment 1 --no-alloc-mutable --per-device --profile mixed --tensors 74 --depth 1 --devices cpu:0,cuda:0',204224415,199822848,1.022027,'valid');
 INSERT INTO baseline VALUES('h1-262','tflm','--alignment 1 --no-alloc-mutable --per-device --profile mixed --tensors 74 --depth 1 --devices cpu:0,cuda:0',204224415,199822848,1.022027,'valid');
@@ -1052,8 +1052,8 @@ INSERT INTO baseline VALUES('h1-286','naive','--alignment 8 --profile methods --
 INSERT INTO baseline VALUES('h1-286','opt','--alignment 8 --profile methods --tensors 298 --depth 1 --devices cpu:0',5128192,5128192,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-286','tflm','--alignment 8 --profile methods --tensors 298 --depth 1 --devices cpu:0',5128192,5128192,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-287','bestfit','--alignment 1 --per-device --profile many-conds --tensors 267 --depth 2 --devices cpu:0,cuda:0',606208,606208,1.000000,'valid');
-INSERT INTO baseline VALUES('h1-287','greedy','--alignment 1 --per-device --profile many-conds --tensors 267 --depth 2 --devices cpu:0,cuda:0',2446826,606208,4.036281,'valid');
-INSERT INTO baseline VALUES('h1-287','naive','--alignment 1 --per-device --profile many-conds --tensors 267 --depth 2 --devices cpu:0,cuda:0',2602538,606208,4.293144,'valid');
+INSERT INTO baseline VALUES('h1-287','greedy','--alignment 1 --per-device --profile many-conds --tensors 267 --depth 2 --devices cpu:0,cuda:0',746621,606208,1.231625,'valid');
+INSERT INTO baseline VALUES('h1-287','naive','--alignment 1 --per-device --profile many-conds --tensors 267 --depth 2 --devices cpu:0,cuda:0',902333,606208,1.488487,'valid');
 INSERT INTO baseline VALUES('h1-287','opt','--alignment 1 --per-device --profile many-conds --tensors 267 --depth 2 --devices cpu:0,cuda:0',606208,606208,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-287','tflm','--alignment 1 --per-device --profile many-conds --tensors 267 --depth 2 --devices cpu:0,cuda:0',606208,606208,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-288','bestfit','--alignment 16 --per-device --profile mixed --tensors 120 --depth 3 --devices cpu:0,cuda:0',198228960,198228704,1.000001,'valid');
@@ -1237,8 +1237,8 @@ INSERT INTO baseline VALUES('h1-5','naive','--alignment 16 --per-device --profil
 INSERT INTO baseline VALUES('h1-5','opt','--alignment 16 --per-device --profile wide-node --tensors 303 --depth 1 --devices cpu:0',1200432,1200432,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-5','tflm','--alignment 16 --per-device --profile wide-node --tensors 303 --depth 1 --devices cpu:0',1200432,1200432,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-50','bestfit','--alignment 64 --no-alloc-inputs --per-device --profile many-conds --tensors 207 --depth 2 --devices cpu:0',85888,77760,1.104527,'valid');
-INSERT INTO baseline VALUES('h1-50','greedy','--alignment 64 --no-alloc-inputs --per-device --profile many-conds --tensors 207 --depth 2 --devices cpu:0',1503680,77760,19.337449,'valid');
-INSERT INTO baseline VALUES('h1-50','naive','--alignment 64 --no-alloc-inputs --per-device --profile many-conds --tensors 207 --depth 2 --devices cpu:0',1622528,77760,20.865844,'valid');
+INSERT INTO baseline VALUES('h1-50','greedy','--alignment 64 --no-alloc-inputs --per-device --profile many-conds --tensors 207 --depth 2 --devices cpu:0',164416,77760,2.114403,'valid');
+INSERT INTO baseline VALUES('h1-50','naive','--alignment 64 --no-alloc-inputs --per-device --profile many-conds --tensors 207 --depth 2 --devices cpu:0',283264,77760,3.642798,'valid');
 INSERT INTO baseline VALUES('h1-50','opt','--alignment 64 --no-alloc-inputs --per-device --profile many-conds --tensors 207 --depth 2 --devices cpu:0',81856,77760,1.052675,'valid');
 INSERT INTO baseline VALUES('h1-50','tflm','--alignment 64 --no-alloc-inputs --per-device --profile many-conds --tensors 207 --depth 2 --devices cpu:0',85888,77760,1.104527,'valid');
 INSERT INTO baseline VALUES('h1-51','bestfit','--alignment 128 --no-alloc-mutable --per-device --profile mixed --tensors 46 --depth 0 --devices cpu:0,cuda:0',127066816,126647552,1.003310,'valid');
@@ -1352,8 +1352,8 @@ INSERT INTO baseline VALUES('h1-70','naive','--alignment 4 --no-alloc-inputs --p
 INSERT INTO baseline VALUES('h1-70','opt','--alignment 4 --no-alloc-inputs --per-device --profile inplace-chain --tensors 29 --depth 1 --devices cpu:0',9088,8192,1.109375,'valid');
 INSERT INTO baseline VALUES('h1-70','tflm','--alignment 4 --no-alloc-inputs --per-device --profile inplace-chain --tensors 29 --depth 1 --devices cpu:0',9088,8192,1.109375,'valid');
 INSERT INTO baseline VALUES('h1-71','bestfit','--alignment 32 --no-alloc-inputs --no-alloc-mutable --profile many-conds --tensors 309 --depth 3 --devices cpu:0,cuda:0',84608,77824,1.087171,'valid');
-INSERT INTO baseline VALUES('h1-71','greedy','--alignment 32 --no-alloc-inputs --no-alloc-mutable --profile many-conds --tensors 309 --depth 3 --devices cpu:0,cuda:0',2167776,77824,27.854852,'valid');
-INSERT INTO baseline VALUES('h1-71','naive','--alignment 32 --no-alloc-inputs --no-alloc-mutable --profile many-conds --tensors 309 --depth 3 --devices cpu:0,cuda:0',2343968,77824,30.118832,'valid');
+INSERT INTO baseline VALUES('h1-71','greedy','--alignment 32 --no-alloc-inputs --no-alloc-mutable --profile many-conds --tensors 309 --depth 3 --devices cpu:0,cuda:0',159968,77824,2.055510,'valid');
+INSERT INTO baseline VALUES('h1-71','naive','--alignment 32 --no-alloc-inputs --no-alloc-mutable --profile many-conds --tensors 309 --depth 3 --devices cpu:0,cuda:0',336160,77824,4.319490,'valid');
 INSERT INTO baseline VALUES('h1-71','opt','--alignment 32 --no-alloc-inputs --no-alloc-mutable --profile many-conds --tensors 309 --depth 3 --devices cpu:0,cuda:0',81920,77824,1.052632,'valid');
 INSERT INTO baseline VALUES('h1-71','tflm','--alignment 32 --no-alloc-inputs --no-alloc-mutable --profile many-conds --tensors 309 --depth 3 --devices cpu:0,cuda:0',84608,77824,1.087171,'valid');
 INSERT INTO baseline VALUES('h1-72','bestfit','--alignment 8 --no-alloc-inputs --profile mixed --tensors 19 --depth 2 --devices cpu:0,cuda:0',8391168,8391168,1.000000,'valid');

@@ -451,3 +451,50 @@ Test(ref, inplace_roots_in_one_pass_match_the_walks) {
     }
     mp_program_free(p);
 }
+
+/* Repair D14 moves a node's sub-graphs above an earlier cond's region only
+ * where they would reach the bytes that cond's live results are in.  On
+ * these harness graphs ExecuTorch's layout was safe, yet the repaired
+ * planner alone (without the portfolio, which substitutes ExecuTorch's
+ * valid plan) moved them: 3 of 13,000 programs before 2.0.0 (issue 47:
+ * narrow the repairs).  It now gives ExecuTorch's plan by itself. */
+Test(ref, d14_repair_leaves_a_safe_layout_alone) {
+    static const struct {
+        const char *file;
+        uint32_t algo;
+        bool per_device;
+    } C[] = {{"corpus/regressions/h1-961-d14-narrow-naive.mpg", MP_ALGO_NAIVE, false},
+             {"corpus/regressions/h6-200-d14-narrow-greedy.mpg", MP_ALGO_GREEDY, true},
+             {"corpus/regressions/h6-946-d14-narrow-naive.mpg", MP_ALGO_NAIVE, true}};
+    for (size_t k = 0; k < sizeof C / sizeof *C; k++) {
+        mp_err err;
+        mp_program *p = mp_graph_load(C[k].file, &err);
+        cr_assert_not_null(p, "%s", err.msg);
+        mp_options o;
+        mp_options_default(&o);
+        o.algo = C[k].algo, o.per_device = C[k].per_device;
+        mp_plan *rep = mp_plan_program_alone(p, &o, &err);
+        cr_assert_not_null(rep, "%s: %s", C[k].file, err.msg);
+        mp_buf rb;
+        mp_buf_init(&rb);
+        mp_plan_write(rep, &rb);
+        mp_plan_free(rep);
+        char *repaired = rb.data;
+        o.et_exact = true;
+        mp_plan *et = mp_plan_program_alone(p, &o, &err);
+        cr_assert_not_null(et, "%s: %s", C[k].file, err.msg);
+        mp_verify_report r;
+        cr_assert_eq(mp_verify(p, et, &r, &err), MP_OK, "%s: ExecuTorch's plan is not valid here", C[k].file);
+        cr_assert_eq(r.n_warnings, 0);
+        mp_verify_report_free(&r);
+        mp_buf b;
+        mp_buf_init(&b);
+        et->opts.et_exact = false; /* as the portfolio hands it out */
+        mp_plan_write(et, &b);
+        cr_assert_str_eq(repaired, b.data, "%s: the repaired plan moved a safe layout", C[k].file);
+        mp_buf_free(&b);
+        mp_plan_free(et);
+        mp_xfree(repaired);
+        mp_program_free(p);
+    }
+}
