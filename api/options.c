@@ -46,7 +46,7 @@ static int bad(mp_err *err, const char *name, const char *value, const char *wan
 static int set_number(mp_options *o, const char *name, const char *value, mp_err *err) {
     uint64_t v;
     if (!strcmp(name, "alignment")) {
-        if (!number(value, 1, MP_MAX_ALIGNMENT, &v) || (v & (v - 1))) return bad(err, name, value, "a power of 2 up to 2^30");
+        if (!number(value, 1, MP_MAX_ALIGNMENT, &v) || !mp_alignment_ok(v)) return bad(err, name, value, "a number in 1..2^30");
         o->alignment = (uint32_t)v;
     } else if (!strcmp(name, "budget_ms") || !strcmp(name, "exact_ms")) {
         if (!number(value, !strcmp(name, "exact_ms"), 3600000, &v)) return bad(err, name, value, "a number of ms up to 3600000");

@@ -298,7 +298,7 @@ MP_API mp_options *mp_options_new(mp_err *err);
 MP_API void mp_options_free(mp_options *o);
 /* Set one option by the name the plan file's options line and the
  * command's flags use, from text:
- *   algo NAME (a planner of the table)   alignment N (1..2^30, a power of 2)
+ *   algo NAME (a planner of the table)   alignment N (1..2^30)
  *   alloc_inputs, alloc_outputs, alloc_mutable, per_device, et_exact,
  *   exact: 1 or 0 (true or false)        budget_ms N, exact_ms N
  *   et_upstream PR (21616 or 21840; adds to the set, implies et_exact)
