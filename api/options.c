@@ -4,7 +4,6 @@
  * The names are the plan file's options line's (core/plan_write.c). */
 #include "internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 
 mp_options *mp_options_new(mp_err *err) {
@@ -21,17 +20,6 @@ mp_options *mp_options_new(mp_err *err) {
 
 void mp_options_free(mp_options *o) { mp_xfree(o); }
 
-/* A whole decimal number within [lo, hi]. */
-static bool number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v) {
-    char *end;
-    if (*s < '0' || *s > '9') return false;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end || x < lo || x > hi) return false;
-    *v = x;
-    return true;
-}
-
 static bool boolean(const char *s, bool *v) {
     if (!strcmp(s, "1") || !strcmp(s, "true")) return *v = true, true;
     if (!strcmp(s, "0") || !strcmp(s, "false")) return *v = false, true;
@@ -46,13 +34,13 @@ static int bad(mp_err *err, const char *name, const char *value, const char *wan
 static int set_number(mp_options *o, const char *name, const char *value, mp_err *err) {
     uint64_t v;
     if (!strcmp(name, "alignment")) {
-        if (!number(value, 1, MP_MAX_ALIGNMENT, &v) || !mp_alignment_ok(v)) return bad(err, name, value, "a number in 1..2^30");
+        if (!mp_decimal_in(value, 1, MP_MAX_ALIGNMENT, &v)) return bad(err, name, value, "a number in 1..2^30");
         o->alignment = (uint32_t)v;
     } else if (!strcmp(name, "budget_ms") || !strcmp(name, "exact_ms")) {
-        if (!number(value, !strcmp(name, "exact_ms"), 3600000, &v)) return bad(err, name, value, "a number of ms up to 3600000");
+        if (!mp_decimal_in(value, !strcmp(name, "exact_ms"), 3600000, &v)) return bad(err, name, value, "a number of ms up to 3600000");
         *(!strcmp(name, "budget_ms") ? &o->budget_ms : &o->exact_ms) = (uint32_t)v;
     } else if (!strcmp(name, "et_upstream")) {
-        if (!number(value, 21616, 21840, &v) || (v != 21616 && v != 21840))
+        if (!mp_decimal_in(value, 21616, 21840, &v) || (v != 21616 && v != 21840))
             return bad(err, name, value, "an ExecuTorch PR memplan applies (21616, 21840)");
         o->et_exact = true;
         o->et_upstream |= v == 21616 ? MP_UPSTREAM_21616 : MP_UPSTREAM_21840;

@@ -100,7 +100,7 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan plan");
     mp_options_default(&pa->opts);
-    pa->opts.algo = MP_ALGO_OPT; /* the command's default; the library's is greedy */
+    pa->opts.algo = MP_ALGO_OPT; /* the public default, as mp_options_new's */
     pa->graph = NULL;
     pa->out = "-";
     pa->verify = pa->summary_json = false;

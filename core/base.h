@@ -218,6 +218,11 @@ static inline bool mp_alignment_ok(uint64_t a) { return a >= 1 && a <= MP_MAX_AL
 /* MP_EFORMAT unless mp_alignment_ok(a). */
 int mp_check_alignment(uint64_t a, mp_err *err);
 
+/* A whole decimal number (digits only, no sign or space) within [lo, hi]
+ * into *v; false (and *v untouched) otherwise.  For option values given
+ * as text (core/buf.c). */
+bool mp_decimal_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
+
 /* Quote a token for a message: copies at most 40 bytes, replacing
  * non-printable bytes by '?', into buf (>= 48 bytes). */
 const char *mp_quote(const char *s, size_t n, char *buf);

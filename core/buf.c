@@ -2,6 +2,8 @@
  * and mp_guard_text: a text made under the allocation guard. */
 #include "internal.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 
 void mp_buf_init(mp_buf *b) { memset(b, 0, sizeof *b); }
@@ -118,6 +120,16 @@ void mp_buf_done(mp_buf *b, char *end) {
 char *mp_put_i64(char *p, int64_t v) {
     if (v < 0) *p++ = '-';
     return mp_put_u64(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+bool mp_decimal_in(const char *s, uint64_t lo, uint64_t hi, uint64_t *v) {
+    char *end;
+    if (!s || *s < '0' || *s > '9') return false;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end || x < lo || x > hi) return false;
+    *v = x;
+    return true;
 }
 
 void mp_buf_u64(mp_buf *b, uint64_t v) {

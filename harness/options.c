@@ -7,7 +7,6 @@
 #include "harness.h"
 #include "files.h"
 
-#include <errno.h>
 
 enum field { F_ALIGNMENT, F_BUDGET, F_EXACT_MS, F_ET, F_EXACT, F_INPUTS, F_OUTPUTS, F_MUTABLE, F_PER_DEVICE,
              F_UPSTREAM, F_BANKS, F_SPILL };
@@ -34,17 +33,6 @@ const mp_option_flag *mp_option_find(const char *name, size_t len) {
     return NULL;
 }
 
-/* A whole decimal number within [lo, hi]. */
-static bool number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v) {
-    char *end;
-    if (!s || *s < '0' || *s > '9') return false;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end || x < lo || x > hi) return false;
-    *v = x;
-    return true;
-}
-
 /* --banks SPEC, --spill-order value|program. */
 static int text_option(mp_options *o, const mp_option_flag *f, const char *value, mp_err *err) {
     if (!value) return mp_err_set(err, MP_EFORMAT, "%s wants a value", f->name);
@@ -58,7 +46,7 @@ static int text_option(mp_options *o, const mp_option_flag *f, const char *value
 int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_err *err) {
     uint64_t v = 0;
     if (f->field == F_BANKS || f->field == F_SPILL) return text_option(o, f, value, err);
-    if (f->takes_value && !number(value, f->lo, f->hi, &v))
+    if (f->takes_value && !mp_decimal_in(value, f->lo, f->hi, &v))
         return mp_err_set(err, MP_EFORMAT, "%s wants a number in %llu..%llu, not '%s'", f->name,
                           (unsigned long long)f->lo, (unsigned long long)f->hi, value ? value : "");
     switch (f->field) {

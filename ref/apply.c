@@ -133,13 +133,12 @@ static int shift_region(run *R, int32_t gi, const u64vec *delta) {
  * max-heap of (region end, last node the results are used at), entries
  * leaving lazily once that node is passed.  Nodes are visited in order, so
  * a graph with 10^5 conds costs n log n, not n^2. */
-/* One earlier cond in one buffer: its region's end, the lowest byte its
- * escaping results live at there, the last node they are used at.  Each
- * buffer keeps two heaps of them: by the highest end (where a later
- * sub-graph must start) and by the lowest byte (whether it must move). */
+/* One earlier cond in one buffer, in one of two max-heaps per buffer:
+ * key is its region's end (where a later sub-graph must start) or the
+ * complement of the lowest byte its escaping results live at there
+ * (whether one must move); end is the last node they are used at. */
 typedef struct esc_entry {
-    uint64_t key; /* the heap's order: top (max-heap) or ~low (max-heap of the complement) */
-    uint64_t top;
+    uint64_t key;
     int32_t end;
 } esc_entry;
 
@@ -170,8 +169,8 @@ static void esc_push(esc_sweep *w, uint32_t b, uint64_t top, uint64_t low, int32
         memset(w->l + w->nh, 0, (b + 1 - w->nh) * sizeof *w->l);
         w->nh = b + 1;
     }
-    heap_push(&w->h[b], (esc_entry){top, top, end});
-    heap_push(&w->l[b], (esc_entry){~low, top, end});
+    heap_push(&w->h[b], (esc_entry){top, end});
+    heap_push(&w->l[b], (esc_entry){~low, end});
 }
 
 /* The root's key of heap h once the entries no longer needed at node `at`

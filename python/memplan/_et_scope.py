@@ -22,17 +22,21 @@ from .errors import MemplanError
 
 class Block:
     """One block: `sizes` {mem_id: bytes}, live over [start, end] (node
-    indices of the parent), `specs` the planned specs of its sub-graphs."""
+    indices of the parent), `specs` the planned specs of its sub-graphs,
+    `tree` the ids of every graph module inside it, however deep."""
 
     def __init__(self, index, end, sizes, modules, is_cond):
         self.start, self.end, self.sizes = index, end, dict(sizes)
         self.modules, self.specs, self.is_cond = list(modules), [], is_cond
+        self.tree = _tree(modules)
 
     def merge(self, other):
         self.start, self.end = min(self.start, other.start), max(self.end, other.end)
         for m, size in other.sizes.items():
             self.sizes[m] = max(self.sizes.get(m, 0), size)
-        self.modules += [x for x in other.modules if all(x is not y for y in self.modules)]
+        mine = {id(x) for x in self.modules}
+        self.modules += [x for x in other.modules if id(x) not in mine]
+        self.tree |= other.tree
 
 
 _KINDS = ("cond", "while_loop", "map_impl", "scan")
@@ -70,16 +74,17 @@ def _control_flow(graph_module):
     return out
 
 
-def _tree(graph_module, subs):
-    """The graph modules `subs` and every sub-graph inside them: a module
-    two nodes reach, however deep, moves with both or neither."""
-    out, todo = [], list(subs)
+def _tree(subs):
+    """The ids of the graph modules `subs` and of every sub-graph inside
+    them (the modules stay alive in their parent): a module two nodes
+    reach, however deep, moves with both or neither."""
+    seen, todo = set(), list(subs)
     while todo:
         sub = todo.pop()
-        if all(sub is not x for x in out):
-            out.append(sub)
+        if id(sub) not in seen:
+            seen.add(id(sub))
             todo += [m for node in sub.graph.nodes if hasattr(node, "args") for m in submodules(sub, node)]
-    return out
+    return seen
 
 
 def _last_use(specs, floor):
@@ -151,8 +156,7 @@ def blocks(graph_module, specs, reserve):
                 spec = _spec(operand)
                 if pos < len(results) and hasattr(spec, "lifetime"):
                     keep[id(spec)] = max(keep.get(id(spec), 0), _last_use([results[pos]], index))
-        tree = _tree(graph_module, subs)
-        for other in [b for b in found if any(x is y for x in _tree(graph_module, b.modules) for y in tree)]:
+        for other in [b for b in found if b.tree & block.tree]:
             if other.is_cond and other.start < index <= other.end:
                 # D14 with a shared graph: no layout helps (both runs write the same bytes)
                 raise MemplanError(EPLAN, "node %d runs a sub-graph that the cond at node %d ran, while that "

@@ -51,8 +51,9 @@ def _order(specs):
 
 
 def _block_tensors(blocks):
-    """(name, bytes, mem_id, start, end) of every block in every pool it uses."""
-    return [("cf%d.%d" % (k, m), size, m, b.start, b.end)
+    """(block, name, bytes, mem_id, start, end) of every block in every
+    pool it uses."""
+    return [(b, "cf%d.%d" % (k, m), size, m, b.start, b.end)
             for k, b in enumerate(blocks) for m, size in sorted(b.sizes.items())]
 
 
@@ -74,7 +75,7 @@ def _program(specs, names, blocks=(), keep=None):
                                "input?): its bytes would be the base's, which the runtime places" % names[id(s)])
         g.tensor(names[id(s)], s.allocated_memory, mem_id=s.mem_id or 0, inplace=base)
         lives.append((names[id(s)], s.lifetime[0], max(s.lifetime[1], keep.get(id(s), 0))))
-    for name, size, mem_id, start, end in _block_tensors(blocks):
+    for _, name, size, mem_id, start, end in _block_tensors(blocks):
         g.tensor(name, size, mem_id=mem_id)
         lives.append((name, start, end))
     starts, ends = {}, {}
@@ -170,9 +171,8 @@ def _result(specs, names, plan, blocks, shift, extra_padding):
     groups = storage_groups(placed)
     for i, s in enumerate(specs):
         result.spec_dict[s] = SpecAllocResult(placed[i][1], groups[i], placed[i][2])
-    for name, _, mem_id, _, _ in _block_tensors(blocks):
-        k = int(name[2:].split(".")[0])
-        for t in blocks[k].specs:
+    for block, name, _, mem_id, _, _ in _block_tensors(blocks):
+        for t in block.specs:
             if t.mem_id == mem_id:
                 result.spec_dict[t] = SpecAllocResult(t.mem_id, t.mem_obj_id, t.mem_offset + tensors[name].offset)
     sizes = list(plan.buffers) + [0] * max(0, len(shift) - len(plan.buffers), 2 - len(plan.buffers))
@@ -192,7 +192,7 @@ def _block_offset(block, mem_id, result):
 
 def _plan_text(specs, names, lives, result, alignment, blocks):
     """An algorithm's result as a .mpp plan of the specs' program."""
-    nbuf = max([len(result.bufsizes), 2] + [m + 1 for _, _, m, _, _ in _block_tensors(blocks)])
+    nbuf = max([len(result.bufsizes), 2] + [m + 1 for _, _, _, m, _, _ in _block_tensors(blocks)])
     lines = ["memplan-plan 1",
              "options alignment=%d alloc_inputs=1 alloc_outputs=1 alloc_mutable=1 per_device=0 algo=opt" % alignment,
              "graph specs", "buffers " + " ".join(str(b) for b in (list(result.bufsizes) + [0] * nbuf)[:nbuf]),
@@ -202,9 +202,9 @@ def _plan_text(specs, names, lives, result, alignment, blocks):
         life = lives[names[id(s)]]
         lines.append("alloc %s mem_id=%d obj=%d offset=%d size=%d life=%d,%d" % (
             names[id(s)], r.mem_id, r.mem_obj_id or 0, r.mem_offset, s.allocated_memory, life[0], life[1]))
-    for k, (name, size, mem_id, _, _) in enumerate(_block_tensors(blocks)):
+    for k, (block, name, size, mem_id, _, _) in enumerate(_block_tensors(blocks)):
         life = lives[name]
-        offset = _block_offset(blocks[int(name[2:].split(".")[0])], mem_id, result)
+        offset = _block_offset(block, mem_id, result)
         lines.append("alloc %s mem_id=%d obj=%d offset=%d size=%d life=%d,%d" % (
             name, mem_id, len(specs) + k, offset, size, life[0], life[1]))
     return "\n".join(lines + ["end"]) + "\n"
