@@ -68,6 +68,7 @@ uint64_t mp_program_tensor_get(const mp_program *p, uint32_t g, uint32_t t, int 
     case MP_TENSOR_INPLACE_BASE: return (uint64_t)(x->inplace_base + 1);
     case MP_TENSOR_VIEW_BASE: return (uint64_t)(x->view_base + 1);
     case MP_TENSOR_DEF_NODE: return (uint64_t)(x->def_node + 1);
+    case MP_TENSOR_OFFSET: return x->offset;
     default: return 0;
     }
 }

@@ -16,6 +16,11 @@
  * as it was; after a graph or finish call fails, only free it. */
 #include "internal.h"
 
+#include <stddef.h>
+
+/* mp_tensor_spec as 2.0 declared it: every field before offset */
+#define MP_TENSOR_SPEC_SIZE_2_0 offsetof(mp_tensor_spec, offset)
+
 /* Lines of text and, for each, which call wrote it. */
 typedef struct lines {
     mp_buf text;
@@ -153,18 +158,20 @@ int mp_builder_graph(mp_builder *b, const char *name, mp_err *err) {
 /* A spec as this library knows it from one a caller filled by its own
  * header: its struct_size bytes, the fields it lacks (an older header)
  * zero; bytes past ours (a newer header) must be zero, or the caller asks
- * for something this library cannot do.  2.0's sizes are the smallest. */
-static int spec_in(const void *given, void *mine, size_t my_size, const char *what, mp_err *err) {
+ * for something this library cannot do.  The size of the first release of
+ * a spec (min_size: 2.0's) is the smallest a caller can give. */
+static int spec_in(const void *given, void *mine, size_t min_size, size_t my_size, const char *what, mp_err *err) {
     uint32_t size;
     memcpy(&size, given, sizeof size);
-    if (size < my_size)
+    if (size < min_size)
         return mp_err_set(err, MP_EFORMAT, "builder: %s spec of %u bytes: set struct_size to sizeof(%s) (%zu here)",
                           what, size, what, my_size);
     for (size_t i = my_size; i < size; i++)
         if (((const unsigned char *)given)[i])
             return mp_err_set(err, MP_EFORMAT, "builder: %s spec of %u bytes sets fields this library (%s, %zu "
                               "bytes) does not have", what, size, MEMPLAN_VERSION, my_size);
-    memcpy(mine, given, my_size);
+    memset(mine, 0, my_size);
+    memcpy(mine, given, size < my_size ? size : my_size);
     return MP_OK;
 }
 
@@ -172,7 +179,7 @@ int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *given, mp_err *err) {
     mp_err_clear(err);
     mp_tensor_spec spec;
     if (!b || !given) return mp_err_set(err, MP_EFORMAT, "mp_builder_tensor: a NULL argument");
-    if (spec_in(given, &spec, sizeof spec, "mp_tensor_spec", err)) return err->code;
+    if (spec_in(given, &spec, MP_TENSOR_SPEC_SIZE_2_0, sizeof spec, "mp_tensor_spec", err)) return err->code;
     const mp_tensor_spec *t = &spec;
     char where[2 * MP_MAX_NAME + 32];
     snprintf(where, sizeof where, "graph '%s', tensor '%.255s'", b->graph,
@@ -185,10 +192,13 @@ int mp_builder_tensor(mp_builder *b, const mp_tensor_spec *given, mp_err *err) {
     if (t->flags & ~(uint32_t)(MP_T_CONST | MP_T_MUTABLE | MP_T_DYNAMIC | MP_T_PINNED | MP_T_SHARED) ||
         t->device.type > MP_DEV_CUDA)
         return mp_err_set(err, MP_EFORMAT, "builder: %s: unknown flags or device type", where);
+    if (t->offset && !t->inplace && !t->view)
+        return mp_err_set(err, MP_EFORMAT, "builder: %s: an offset places the tensor in its base's storage: "
+                          "it needs an in-place or a view base", where);
     mp_buf line;
     mp_buf_init(&line);
     mp_graph_put_tensor(&line, t->name, t->size, t->device, t->flags, t->mem_id, t->at, t->inplace,
-                        t->view);
+                        t->view, t->offset);
     int rc = line.failed ? MP_ENOMEM : lines_add(&b->tensors, line.data, line.len, where);
     mp_buf_free(&line);
     return rc ? nomem(err) : MP_OK;
@@ -223,7 +233,7 @@ int mp_builder_node(mp_builder *b, const mp_node_spec *given, mp_err *err) {
     mp_err_clear(err);
     mp_node_spec spec;
     if (!b || !given) return mp_err_set(err, MP_EFORMAT, "mp_builder_node: a NULL argument");
-    if (spec_in(given, &spec, sizeof spec, "mp_node_spec", err)) return err->code;
+    if (spec_in(given, &spec, sizeof spec, sizeof spec, "mp_node_spec", err)) return err->code;
     const mp_node_spec *n = &spec;
     char where[MP_MAX_NAME + 64];
     snprintf(where, sizeof where, "graph '%s', node %u (%s)", b->graph, b->n_nodes,

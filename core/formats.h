@@ -50,7 +50,7 @@ size_t mp_utf8_len(const unsigned char *s);
 void mp_graph_put_begin(mp_buf *b, const char *name);
 void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
                          uint32_t flags, uint32_t mem_id, uint64_t at, const char *inplace,
-                         const char *view);
+                         const char *view, uint64_t offset);
 /* The memory map (banks.c): written as NAME<kv>SIZE entries separated by
  * sep (' ' in a graph file's banks line, ',' in a plan's banks= field). */
 void mp_banks_write(const mp_banks *b, char sep, char kv, mp_buf *out);

@@ -174,11 +174,11 @@ static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
     mp_tok key = {a.s, eq ? (size_t)(eq - a.s) : a.n};
     mp_tok val = {eq ? eq + 1 : a.s + a.n, eq ? a.n - key.n - 1 : 0};
     static const char *const keys[] = {"device", "const",   "mutable", "dynamic",
-                                       "mem_id", "inplace", "view",    "at", "shared"};
+                                       "mem_id", "inplace", "view",    "at", "shared", "offset"};
     unsigned k = 0;
-    while (k < 9 && !mp_tok_is(key, keys[k])) k++;
-    if (k == 9) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
-    bool wants_value = k == 0 || (k >= 4 && k <= 7);
+    while (k < 10 && !mp_tok_is(key, keys[k])) k++;
+    if (k == 10) return fail(p, "unknown tensor attribute '%s'", Q(a, q));
+    bool wants_value = k == 0 || (k >= 4 && k <= 7) || k == 9;
     if (wants_value != (eq != NULL))
         return fail(p, wants_value ? "tensor attribute '%s' needs a value"
                                    : "tensor attribute '%s' takes no value",
@@ -207,6 +207,10 @@ static int tensor_attr(parser *p, mp_tensor *t, mp_tok a, unsigned *seen,
         *inplace = val;
         break;
     case 8: t->flags |= MP_T_SHARED; break;
+    case 9:
+        if (!parse_u64(val, MP_MAX_SIZE, &t->offset))
+            return fail(p, "bad offset '%s' (want a byte offset below 2^62)", Q(val, q));
+        break;
     case 7:
         if (!parse_u64(val, MP_MAX_SIZE, &t->at))
             return fail(p, "bad at '%s' (want a byte offset below 2^62)", Q(val, q));
@@ -244,6 +248,9 @@ static int parse_tensor(parser *p, mp_tok *tk, int nt) {
     if ((t->flags & MP_T_PINNED) && (view.n || inplace.n))
         return fail(p, "tensor '%s': at= pins storage, and an in-place or view tensor lives in "
                        "its base's: pin the base", t->name);
+    if ((seen & (1u << 9)) && !view.n && !inplace.n)
+        return fail(p, "tensor '%s': offset= places it in its base's storage: it needs inplace= or view=",
+                    t->name);
     if ((t->flags & MP_T_PINNED) && g != p->graphs)
         return fail(p, "tensor '%s': at= is allowed in the entry graph only (a sub-graph's "
                        "offsets move with its region)", t->name);
@@ -549,8 +556,17 @@ static int resolve_views(parser *p, pgraph *g) {
             break;
         }
         int32_t root = ts[t].root;
-        for (size_t k = 0; k < len; k++) {
-            ts[path[k]].root = root;
+        uint64_t at = ts[t].root_offset; /* where t's bytes start in the root's */
+        for (size_t k = len; k-- > 0 && rc == MP_OK;) { /* back up the path: offsets add */
+            mp_tensor *v = &ts[path[k]];
+            if (!mp_add_u64(at, v->offset, &at) || (at && (at > ts[root].size || v->size > ts[root].size - at))) {
+                p->line = v->line;
+                rc = fail(p, "view '%s' at offset %llu of '%s' (%llu bytes) does not fit in it (%llu bytes)",
+                          v->name, (unsigned long long)v->offset, ts[v->view_base].name,
+                          (unsigned long long)v->size, (unsigned long long)ts[root].size);
+            }
+            v->root = root;
+            v->root_offset = at;
             state[path[k]] = 2;
         }
         state[t] = 2;

@@ -38,11 +38,12 @@ static void put_list(mp_buf *b, const char *key, const int32_t *v, uint32_t n,
     }
 }
 
-/* One `tensor` line; inplace and view are the bases' names, or NULL.  The
- * generator and the fuzz decoder write their graphs with it too. */
+/* One `tensor` line; inplace and view are the bases' names, or NULL,
+ * offset its bytes' place in the base (written when not 0).  The generator
+ * and the fuzz decoder write their graphs with it too. */
 void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device dev,
                          uint32_t flags, uint32_t mem_id, uint64_t at, const char *inplace,
-                         const char *view) {
+                         const char *view, uint64_t offset) {
     char d[24];
     size_t len = strlen(name);
     char *p = mp_buf_room(b, len + MP_U64_DIGITS + 8);
@@ -60,6 +61,7 @@ void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device d
     if (flags & MP_T_PINNED) put_number(b, "at", at);
     if (inplace) put_pair(b, "inplace", inplace);
     if (view) put_pair(b, "view", view);
+    if (offset && (inplace || view)) put_number(b, "offset", offset);
     mp_buf_put(b, "\n", 1);
 }
 
@@ -73,7 +75,7 @@ const char *mp_node_sub_key(uint32_t kind, int s) {
 static void put_tensor(mp_buf *b, const mp_graphdef *g, const mp_tensor *t) {
     mp_graph_put_tensor(b, t->name, t->size, t->device, t->flags, t->mem_id, t->at,
                         t->inplace_base >= 0 ? g->tensors[t->inplace_base].name : NULL,
-                        t->view_base >= 0 ? g->tensors[t->view_base].name : NULL);
+                        t->view_base >= 0 ? g->tensors[t->view_base].name : NULL, t->offset);
 }
 
 /* One `node` line: tensors are named by name(ctx, index, buf) (buf holds

@@ -22,6 +22,12 @@ typedef struct mp_tensor {
     int32_t def_node;     /* node whose out= names it, -1 if none */
     int32_t line;         /* line of its tensor declaration */
     uint64_t at;          /* pinned offset in its pool (MP_T_PINNED), else 0 */
+    /* offset= (since 2.1): where its bytes start in its base's storage (the
+     * view base when it is a view, else the in-place base), 0 when none */
+    uint64_t offset;
+    /* a view: where its bytes start in its root's storage (the offsets of
+     * its view chain summed); 0 for every tensor that is no view */
+    uint64_t root_offset;
 } mp_tensor;
 
 

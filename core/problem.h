@@ -117,6 +117,24 @@ uint64_t *mp_graph_times(const mp_graphdef *g);
  * in-place tensor lives in its base's, whatever its own mem_id says, as
  * ExecuTorch resolves it; a cycle (refused by the planners) its own. */
 int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device);
+/* Where in-place tensor t's bytes start in its base's storage root (its
+ * offset= plus where the base, when a view, starts in its root; UINT64_MAX
+ * past 64 bits); 0 for a tensor that is not in-place. */
+uint64_t mp_inplace_link(const mp_graphdef *g, int32_t t);
+/* Where each tensor's bytes start in its in-place family root's (the
+ * offset= of each link of its chain, and where a view base starts in its
+ * root, summed; UINT64_MAX past 64 bits), 0 for roots, views and cut
+ * members (caller frees); NULL when no tensor of g has an offset, so every
+ * member sits at its root, as before 2.1.  Each link must fit in its base
+ * and keep the alignment: the planners check that before they use it. */
+uint64_t *mp_inplace_shifts(const mp_graphdef *g, bool per_device);
+/* Whether in-place tensor t (size bytes, aligned) fits in its base's
+ * storage (base_size bytes, placed base_at bytes into its object) at its
+ * offset: inside it, and at a multiple of the alignment (ExecuTorch's
+ * checks since PR #21840); MP_EPLAN with the reason when not.  Without an
+ * offset only the size counts (the message D12's repair always gave). */
+int mp_inplace_fits(const mp_graphdef *g, int32_t t, uint64_t size, uint64_t base_size, uint64_t base_at,
+                    uint32_t alignment, mp_err *err);
 /* The end of every element's chain through next[] (next[i] < 0 ends a
  * chain) into end[], -1 for an element that reaches a cycle; each chain is
  * walked once, so n elements cost O(n). */

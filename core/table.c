@@ -139,6 +139,70 @@ int32_t *mp_inplace_roots(const mp_graphdef *g, bool per_device) {
     return root;
 }
 
+uint64_t mp_inplace_link(const mp_graphdef *g, int32_t t) {
+    const mp_tensor *x = &g->tensors[t];
+    uint64_t link;
+    if (x->inplace_base < 0) return 0;
+    return mp_add_u64(x->offset, g->tensors[x->inplace_base].root_offset, &link) ? link : UINT64_MAX;
+}
+
+/* The next tensor of t's in-place chain (its base's root), -1 at the end,
+ * and t's link to it. */
+static int32_t shift_link(const mp_graphdef *g, uint32_t t, bool per_device, uint64_t *link) {
+    const mp_tensor *x = &g->tensors[t];
+    *link = 0;
+    if (x->view_base >= 0 || x->inplace_base < 0 || mp_inplace_cut(g, (int32_t)t, per_device)) return -1;
+    *link = mp_inplace_link(g, (int32_t)t);
+    return g->tensors[x->inplace_base].root;
+}
+
+uint64_t *mp_inplace_shifts(const mp_graphdef *g, bool per_device) {
+    uint32_t n = g->n_tensors;
+    bool any = false;
+    for (uint32_t t = 0; t < n && !any; t++) any = g->tensors[t].offset || g->tensors[t].root_offset;
+    if (!any || !mp_graph_has_inplace(g)) return NULL;
+    uint64_t *shift = mp_xmalloc((n + 1) * sizeof *shift), link;
+    uint32_t *path = mp_xmalloc((n + 1) * sizeof *path);
+    uint8_t *state = mp_xcalloc(n + 1, 1); /* 0 new, 1 on the current walk, 2 done */
+    for (uint32_t i0 = 0; i0 < n; i0++) {
+        uint32_t len = 0;
+        for (int32_t i = (int32_t)i0; i >= 0 && state[i] == 0; i = shift_link(g, (uint32_t)i, per_device, &link)) {
+            state[i] = 1;
+            path[len++] = (uint32_t)i;
+        }
+        while (len--) { /* back up: each member sits its link above the next */
+            uint32_t t = path[len];
+            int32_t nx = shift_link(g, t, per_device, &link);
+            uint64_t below = nx >= 0 && state[nx] == 2 ? shift[nx] : 0; /* a cycle: refused by the planners */
+            if (nx < 0 || !mp_add_u64(link, below, &shift[t])) shift[t] = nx < 0 ? 0 : UINT64_MAX;
+            state[t] = 2;
+        }
+    }
+    mp_xfree(path);
+    mp_xfree(state);
+    return shift;
+}
+
+int mp_inplace_fits(const mp_graphdef *g, int32_t t, uint64_t size, uint64_t base_size, uint64_t base_at,
+                    uint32_t alignment, mp_err *err) {
+    uint64_t link, at;
+    int32_t b = shift_link(g, (uint32_t)t, false, &link);
+    const char *name = g->tensors[t].name, *base = g->tensors[b < 0 ? t : g->tensors[t].inplace_base].name;
+    if (!link) {
+        if (size <= base_size) return MP_OK;
+        return mp_err_set(err, MP_EPLAN, "in-place tensor '%s' (aligned size %llu) is larger than its base '%s' (%llu)",
+                          name, (unsigned long long)size, base, (unsigned long long)base_size);
+    }
+    if (!mp_add_u64(base_at, link, &at) || (alignment && at % alignment))
+        return mp_err_set(err, MP_EPLAN, "in-place tensor '%s' at offset %llu of its base '%s': not a multiple of "
+                          "the alignment %u", name, (unsigned long long)link, base, alignment);
+    if (link > base_size || size > base_size - link)
+        return mp_err_set(err, MP_EPLAN, "in-place tensor '%s' (aligned size %llu) at offset %llu does not fit in "
+                          "its base '%s' (%llu)", name, (unsigned long long)size, (unsigned long long)link, base,
+                          (unsigned long long)base_size);
+    return MP_OK;
+}
+
 int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device) {
     int32_t r = t;
     for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0 && !mp_inplace_cut(g, r, per_device); steps++) {

@@ -56,7 +56,7 @@ static mp_program *build(rd *r, mp_err *err) {
     for (unsigned i = 0; i < n && rc == MP_OK; i++) {
         snprintf(names[i], sizeof names[i], "t%u", i);
         mp_tensor_spec t = {sizeof(mp_tensor_spec), names[i], u8(r) * 16u, {MP_DEV_CPU, 0}, u8(r) % 4 == 0 ? MP_T_MUTABLE : 0, 0,
-                            NULL, NULL, 0};
+                            NULL, NULL, 0, 0};
         rc = mp_builder_tensor(b, &t, err);
     }
     for (unsigned i = 0; i < n && rc == MP_OK; i++) {

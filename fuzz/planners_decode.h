@@ -395,7 +395,7 @@ static void write_program(const dec *d, mp_buf *b) {
             snprintf(ip, sizeof ip, "t%d", t->inplace);
             snprintf(vw, sizeof vw, "t%d", t->view);
             mp_graph_put_tensor(b, tn, t->size, t->dev, flags, t->mem_id, t->at,
-                                t->inplace >= 0 ? ip : NULL, t->view >= 0 ? vw : NULL);
+                                t->inplace >= 0 ? ip : NULL, t->view >= 0 ? vw : NULL, 0);
         }
         for (int pass = 0; pass < 2; pass++) {
             const fnode *v = pass ? g->body : g->ph;

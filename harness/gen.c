@@ -729,7 +729,7 @@ static bool write_graph(const bgraph *g, const gen *G, mp_buf *b, mp_sink_fn sin
         const btensor *t = &g->t[i];
         mp_graph_put_tensor(b, t->name, t->size, t->dev, t->flags, t->mem_id, t->at,
                             t->inplace >= 0 ? g->t[t->inplace].name : NULL,
-                            t->view >= 0 ? g->t[t->view].name : NULL);
+                            t->view >= 0 ? g->t[t->view].name : NULL, 0);
     }
     for (size_t pass = 0; pass < 2; pass++) {
         const bnode *v = pass ? g->body : g->ph;

@@ -62,7 +62,7 @@ extern "C" {
 /* --------------------------------------------------------------- version */
 
 #define MP_VERSION_MAJOR 2
-#define MP_VERSION_MINOR 0
+#define MP_VERSION_MINOR 1
 #define MP_VERSION_PATCH 0
 /* "MAJOR.MINOR.PATCH" of this header, made from the three numbers above
  * (the one place the version is written). */
@@ -206,7 +206,8 @@ enum mp_tensor_field {
     MP_TENSOR_DEVICE_INDEX,
     MP_TENSOR_INPLACE_BASE, /* tensor index + 1, 0 when none */
     MP_TENSOR_VIEW_BASE,    /* tensor index + 1, 0 when none */
-    MP_TENSOR_DEF_NODE      /* index + 1 of the node whose out= names it, 0: none */
+    MP_TENSOR_DEF_NODE,     /* index + 1 of the node whose out= names it, 0: none */
+    MP_TENSOR_OFFSET        /* since 2.1: offset= in its base's storage, 0 when none */
 };
 MP_API uint32_t mp_program_tensor_count(const mp_program *prog, uint32_t graph);
 MP_API const char *mp_program_tensor_name(const mp_program *prog, uint32_t graph, uint32_t tensor);
@@ -258,6 +259,9 @@ typedef struct mp_tensor_spec {
     const char *inplace; /* base tensor's name, or NULL */
     const char *view;    /* base tensor's name, or NULL */
     uint64_t at;         /* with MP_T_PINNED in flags: the pinned offset */
+    /* since 2.1: where its bytes start in its base's storage (the view's or
+     * the in-place base's), 0: at the start */
+    uint64_t offset;
 } mp_tensor_spec;
 
 typedef struct mp_node_spec {

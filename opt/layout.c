@@ -249,7 +249,7 @@ static uint64_t pack_items(octx *c, itemv *iv, bool quick, pk_stats *st) {
 }
 
 /* The packed offsets back to the graph: each family's root, each node's
- * sub-graph block; members sit at their root. */
+ * sub-graph block; members sit at their root, offset= above it. */
 static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *iv) {
     ograph *G = &c->g[gi];
     /* a node whose sub-graphs need nothing here now has no item: its block
@@ -274,7 +274,7 @@ static void store_offsets(const octx *c, uint32_t gi, uint32_t b, const itemv *i
     buf_range(G, b, &from, &to);
     for (uint32_t k = from; k < to; k++) {
         uint32_t t = G->buf_specs[k];
-        G->loff[t] = G->loff[G->family[t]];
+        G->loff[t] = G->loff[G->family[t]] + (G->shift ? G->shift[t] : 0);
     }
 }
 

@@ -43,11 +43,7 @@ static int check_inplace(octx *c, uint32_t gi) {
                               "in-place tensor '%s': its base '%s' is not planned here, or "
                               "the in-place chain is a cycle", x->name,
                               g->tensors[x->inplace_base].name);
-        if (G->asize[t] > G->asize[b])
-            return mp_err_set(c->err, MP_EPLAN,
-                              "in-place tensor '%s' (aligned size %llu) is larger than its "
-                              "base '%s' (%llu)", x->name, (unsigned long long)G->asize[t],
-                              g->tensors[b].name, (unsigned long long)G->asize[b]);
+        if (mp_inplace_fits(g, t, G->asize[t], G->asize[b], 0, c->o->alignment, c->err)) return c->err->code;
     }
     int32_t *roots = mp_inplace_roots(g, c->o->per_device); /* chains to their roots */
     for (uint32_t i = 0; i < G->n_specs; i++) {
@@ -62,6 +58,12 @@ static int check_inplace(octx *c, uint32_t gi) {
         G->family[t] = r;
     }
     mp_xfree(roots);
+    uint64_t *shift = mp_inplace_shifts(g, c->o->per_device); /* members above their root (offset=) */
+    if (shift) {
+        G->shift = mp_og_alloc(G, g->n_tensors * sizeof *G->shift, false);
+        memcpy(G->shift, shift, g->n_tensors * sizeof *G->shift);
+        mp_xfree(shift);
+    }
     return MP_OK;
 }
 
@@ -221,7 +223,7 @@ static void free_ctx(octx *c) {
         if (G->arena) continue; /* the rest freed with c->small */
         void *own[] = {G->specs, G->planned, G->family, G->asize, G->bidx, G->loff, G->local, G->base, G->lb,
                        G->hlb, G->tlb, G->full, G->buf_start, G->buf_specs, G->cf_nodes, G->slot, G->esc,
-                       G->split, G->ebase};
+                       G->split, G->ebase, G->shift};
         for (size_t k = 0; k < sizeof own / sizeof *own; k++) mp_xfree(own[k]);
         for (uint32_t i = 0; i < c->prog->graphs[gi].n_nodes; i++)
             if (G->block[i]) mp_xfree(G->block[i]); /* few nodes have one */

@@ -16,6 +16,8 @@ typedef struct ograph {
     uint32_t n_specs;
     uint8_t *planned;
     int32_t *family;  /* per tensor: its in-place family's root */
+    uint64_t *shift;  /* per tensor: where it starts in its family root's bytes
+                       * (mp_inplace_shifts), NULL when every member is at 0 */
     uint64_t *asize;  /* per tensor: aligned size */
     uint32_t *bidx;   /* per tensor: global buffer index (every count of buffers
                        * is a uint32_t; 4 bytes, not 8: 40 MB at 10^7) */

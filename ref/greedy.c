@@ -189,20 +189,23 @@ static int cmp_pass(const void *a, const void *b) {
     return (x->k > y->k) - (x->k < y->k);
 }
 
-/* One deferred spec onto its base's object (D12: the repaired mode refuses
- * one larger than its base). */
+/* One deferred spec onto its base's object, at its offset= in it (D12:
+ * the repaired mode refuses one that does not fit in its base; ExecuTorch
+ * checks that since PR #21840, and its snapshot has no offsets at all). */
 static int resolve_one(gctx *c, uint32_t i) {
-    int32_t b = c->base[i];
-    if (!c->p->et && c->size[i] > c->size[b]) {
-        const mp_graphdef *g = c->p->g;
-        const mp_tensor *t = &g->tensors[c->p->specs[i]];
-        return mp_err_set(c->err, MP_EPLAN,
-                          "in-place tensor '%s' (aligned size %llu) is larger than its base '%s' (%llu)",
-                          t->name, (unsigned long long)c->size[i], g->tensors[c->p->specs[b]].name,
-                          (unsigned long long)c->size[b]);
-    }
+    int32_t b = c->base[i], t = c->p->specs[i];
+    const mp_graphdef *g = c->p->g;
+    uint64_t link = mp_inplace_link(g, t);
+    bool upstream = c->p->et && (c->p->upstream & MP_UPSTREAM_21840);
+    if (link && c->p->et && !upstream)
+        return mp_err_set(c->err, MP_EPLAN, "in-place tensor '%s' at offset %llu of its base '%s': ExecuTorch "
+                          "(cff6f4dd32) has no storage offsets; --et-upstream 21840 adds them",
+                          g->tensors[t].name, (unsigned long long)link, g->tensors[g->tensors[t].inplace_base].name);
+    if ((!c->p->et || upstream) &&
+        mp_inplace_fits(g, t, c->size[i], c->size[b], c->off_in_obj[b], c->p->alignment, c->err))
+        return c->err->code;
     c->pool[i] = c->pool[b];
-    return put(c, i, (uint32_t)c->obj_of[b], c->off_in_obj[b]);
+    return put(c, i, (uint32_t)c->obj_of[b], c->off_in_obj[b] + link);
 }
 
 static int resolve_inplace(gctx *c, const uint32_t *deferred, uint32_t nd) {

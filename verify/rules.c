@@ -1,6 +1,7 @@
 /* rules.c - the per-allocation rules: completeness (1), sizes and
  * alignment (2), bounds (3), devices (6), free points (7) and the plan's
- * consistency with its graph (8: lifetimes as written). */
+ * consistency with its graph (8: lifetimes as written, pins, in-place
+ * tensors in their base's storage). */
 #include "verify.h"
 
 #include <stdio.h>
@@ -176,6 +177,27 @@ static void device_of_alloc(vctx *c, uint32_t gi, const mp_graph_plan *gp, const
     }
 }
 
+/* An in-place tensor lives in its base's storage: in the base's buffer, at
+ * the base's offset plus its own offset= (mp_inplace_link), when the base
+ * is planned in the same block.  Across devices (per_device) it has bytes
+ * of its own (mp_inplace_cut). */
+static void storage(vctx *c, uint32_t gi, const mp_graph_plan *gp, const mp_alloc *a) {
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    const mp_tensor *t = &g->tensors[a->tensor];
+    if (t->inplace_base < 0 || mp_inplace_cut(g, a->tensor, c->flags[3] != 0)) return;
+    int32_t r = g->tensors[t->inplace_base].root, k = c->alloc_of[gi][r];
+    if (k < 0) return;
+    const mp_alloc *b = &gp->allocs[k];
+    uint64_t link = mp_inplace_link(g, a->tensor), want = mp_sat_add_u64(b->offset, link);
+    if (a->mem_id == b->mem_id && a->offset == want) return;
+    vdetail d = {a->name, b->name, (int64_t)a->mem_id, {a->offset, mp_sat_add_u64(a->offset, a->size)},
+                 {b->offset, mp_sat_add_u64(b->offset, b->size)}, 2, -1, -1};
+    mp_v_violation(c, g->name, MP_RULE_CONSISTENCY, "storage", &d,
+                   "storage: %s is at offset %llu in buffer %llu, but it is in-place in %s's storage: offset %llu "
+                   "in buffer %llu", a->name, (unsigned long long)a->offset, (unsigned long long)a->mem_id,
+                   b->name, (unsigned long long)want, (unsigned long long)b->mem_id);
+}
+
 static void life_matches(vctx *c, uint32_t gi, const mp_alloc *a) {
     const vgraph *vg = &c->vg[gi];
     int32_t t = a->tensor;
@@ -266,6 +288,7 @@ void mp_v_rules_structure(vctx *c) {
             if (gi == 0) pinned(c, a);
             bounds(c, gi, gp, a);
             device_of_alloc(c, gi, gp, a);
+            storage(c, gi, gp, a);
             if (c->prog->graphs[gi].tensors[a->tensor].root == a->tensor) life_matches(c, gi, a);
         }
         frees(c, gi, gp);

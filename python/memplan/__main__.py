@@ -1,4 +1,4 @@
-"""python3 -m memplan export-fx MODEL -o model.mpg [--input-shape 1,3,224,224] [--dtype float32]
+"""python3 -m memplan export-fx MODEL -o model.mpg [--input-shape 1,3,224,224] [--dtype float32] [--cat-in-place]
 
 MODEL is torchvision:NAME (a torchvision classification model that
 torch.fx can trace, built without downloading weights: 70 of torchvision
@@ -57,6 +57,8 @@ def export_fx(argv):
     ap.add_argument("-o", "--output", default="-", help="the .mpg file (default stdout)")
     ap.add_argument("--input-shape", default="1,3,224,224", help="the example input's shape")
     ap.add_argument("--dtype", default="float32", help="its dtype (a torch dtype name)")
+    ap.add_argument("--cat-in-place", action="store_true",
+                    help="write a cat's pieces in place into its output where they can be (offset=)")
     args = ap.parse_args(argv)
     import torch
 
@@ -71,12 +73,12 @@ def export_fx(argv):
         raise SystemExit("memplan export-fx: unknown --dtype %r" % args.dtype)
     x = torch.randn(shape).to(dtype) if dtype.is_floating_point else torch.zeros(shape, dtype=dtype)
     try:
-        prog = fx.from_module(_model(args.model), (x,))
+        prog = fx.from_module(_model(args.model), (x,), cat_in_place=args.cat_in_place)
     except fx.UntraceableError as e:
         raise SystemExit("memplan export-fx: %s: %s" % (args.model, e))
     head, _, body = prog.text().partition("\n")
-    _write(args.output, "%s\n# %s, input %s %s (python3 -m memplan export-fx)\n%s"
-           % (head, args.model, args.input_shape, args.dtype, body))
+    _write(args.output, "%s\n# %s, input %s %s (python3 -m memplan export-fx%s)\n%s"
+           % (head, args.model, args.input_shape, args.dtype, " --cat-in-place" if args.cat_in_place else "", body))
 
 
 def main(argv=None):

@@ -30,7 +30,8 @@ class Buf(ctypes.Structure):
 
 class TensorSpec(ctypes.Structure):
     _fields_ = [("struct_size", c_u32), ("name", c_char_p), ("size", c_u64), ("device", Device), ("flags", c_u32),
-                ("mem_id", c_u32), ("inplace", c_char_p), ("view", c_char_p), ("at", c_u64)]
+                ("mem_id", c_u32), ("inplace", c_char_p), ("view", c_char_p), ("at", c_u64),
+                ("offset", c_u64)]  # since 2.1
 
     def __init__(self, *args):
         super().__init__(ctypes.sizeof(TensorSpec), *args)

@@ -17,6 +17,14 @@ storage each one shares.  That decides the program:
   operation is in-place (relu_, add_, inplace=True modules and functions),
   else `view=` it (view, reshape when it is a view, flatten, transpose,
   permute, expand, slicing, ...): whatever the op's name, the storage says;
+- a view or an in-place result inside its base's storage (a slice, a
+  narrow, a split piece: contiguous, past the base's start) carries
+  `offset=` its bytes' place in the base;
+- with cat_in_place=True, a torch.cat whose output holds its pieces one
+  after another (every dimension before the cat's is 1) gets the pieces
+  that calls made for it alone written in place into its output
+  (`inplace=` the output, `offset=` their place): one allocation instead
+  of the pieces and their copy;
 - every node names its operator: op= the target's qualified name.
 Needs torch (Debian's python3-torch); memplan itself does not."""
 import operator
@@ -86,12 +94,31 @@ class _Recorder(torch.fx.Interpreter):
         return r
 
 
+def _offset_in(t, base):
+    """Where t's bytes start in base's, when both are contiguous and t lies
+    inside base (a slice, a narrow, a split piece); else 0 (no offset)."""
+    if not (t.is_contiguous() and base.is_contiguous()) or t.dtype != base.dtype:
+        return 0
+    at = (t.storage_offset() - base.storage_offset()) * t.element_size()
+    fits = 0 < at and at + t.numel() * t.element_size() <= base.numel() * base.element_size()
+    return at if fits else 0
+
+
+_CATS = (torch.cat, getattr(torch, "concat", torch.cat))
+# offsets the exporter gives a cat's pieces keep any alignment up to this
+_CAT_ALIGN = 64
+
+
 class _Export:
-    def __init__(self, gm, results, graph_name, mutated=frozenset()):
+    def __init__(self, gm, results, graph_name, mutated=frozenset(), cat_in_place=False):
         self.gm, self.results, self.mutated = gm, results, mutated
+        self.cat_in_place = cat_in_place
         self.b = Builder()
         self.g = self.b.graph(graph_name)
         self.names = {}  # id(tensor) -> its tensor name
+        self.tensor = {}  # its tensor name -> the tensor
+        self.row = {}  # its tensor name -> its row in self.g.tensors
+        self.made_by = {}  # tensor name -> the fx node that made it (a call's one new tensor)
         self.owner = {}  # storage -> the first tensor name that holds it
         self.used = set()
 
@@ -104,8 +131,13 @@ class _Export:
 
     def declare(self, t, base, const=False, inplace=None, view=None, mutable=False):
         name = self.fresh(base)
-        self.g.tensor(name, t.numel() * t.element_size(), const=const, inplace=inplace, view=view, mutable=mutable)
+        on = inplace or view
+        offset = _offset_in(t, self.tensor[on]) if on else 0
+        self.row[name] = len(self.g.tensors)
+        self.g.tensor(name, t.numel() * t.element_size(), const=const, inplace=inplace, view=view, mutable=mutable,
+                      offset=offset)
         self.names[id(t)] = name
+        self.tensor[name] = t
         s = _storage(t)
         if s is not None and s not in self.owner:
             self.owner[s] = name
@@ -165,10 +197,60 @@ class _Export:
         source = self.results.get(n.args[0]) if n.args and isinstance(n.args[0], torch.fx.Node) else None
         if n.op == "call_function" and n.target is operator.getitem and not isinstance(source, torch.Tensor):
             return  # picks a tensor of a tuple that is already there (or a view of one)
+        if len(fresh) == 1 and len(outs) == 1 and fresh[0] == outs[0]:
+            self.made_by[fresh[0]] = n
+        if self.cat_in_place and fresh and n.op == "call_function" and n.target in _CATS:
+            self.cat_pieces_in_place(n, fresh[0])
         if fresh:
             self.g.node("call", in_names, fresh, op=op_name(self.gm, n))
         elif in_names:
             self.g.node("call", in_names, [], op=op_name(self.gm, n))
+
+    def cat_pieces_in_place(self, n, out):
+        """torch.cat's output holds its pieces one after another when every
+        dimension before the cat's is 1 (a batch of one, cat by channel).  A
+        piece that calls made for this cat alone (a conv, then a ReLU in
+        place on it: an in-place family whose every value only the family
+        and the cat read) is then written in place into its part of the
+        output: the family's root becomes inplace= the output at offset= its
+        place, and the family needs no bytes of its own."""
+        pieces = n.args[0] if n.args else n.kwargs.get("tensors")
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+        t = self.tensor[out]
+        if not isinstance(pieces, (list, tuple)) or not isinstance(dim, int) or not t.is_contiguous():
+            return
+        if any(s != 1 for s in t.shape[:dim % t.dim() if t.dim() else 0]):
+            return
+        at = 0
+        for p in pieces:
+            x = self.results.get(p) if isinstance(p, torch.fx.Node) else None
+            if not isinstance(x, torch.Tensor):
+                return
+            root = self.family_for_cat(self.names.get(id(x)), n)
+            if root and x.is_contiguous() and x.dtype == t.dtype and at % _CAT_ALIGN == 0:
+                row = list(self.g.tensors[self.row[root]])
+                row[5], row[-1] = out, at  # inplace=, offset=
+                self.g.tensors[self.row[root]] = tuple(row)
+            at += x.numel() * x.element_size()
+
+    def family_for_cat(self, name, cat):
+        """The root of name's in-place chain when the chain can move into
+        cat's output: calls made every member (the root a fresh tensor of
+        the piece's size), at offset 0 each, and only the chain's own calls
+        and the cat read them; else None."""
+        chain, row = [], None
+        while name is not None and name in self.made_by and name not in chain:
+            chain.append(name)
+            row = self.g.tensors[self.row[name]]
+            if row[6] is not None or row[-1]:
+                return None  # a view, or already at an offset
+            name = row[5]
+        if not chain or name is not None or row[1] != self.g.tensors[self.row[chain[0]]][1]:
+            return None  # not a whole chain of calls, or the root is not the piece's size
+        makers = {self.made_by[m] for m in chain} | {cat}
+        if any(set(self.made_by[m].users) - makers for m in chain):
+            return None
+        return chain[-1]
 
     def run(self):
         self.placeholders()
@@ -196,7 +278,7 @@ def _buffers(gm):
     return {id(b): b for b in gm.buffers()}
 
 
-def from_graph_module(gm, example_inputs, graph_name="main"):
+def from_graph_module(gm, example_inputs, graph_name="main", cat_in_place=False):
     """The memplan Program of an fx GraphModule, from one run on
     example_inputs (a tensor, or a tuple of them).  The run may change the
     module's buffers (BatchNorm in train mode): they are exported as
@@ -214,7 +296,7 @@ def from_graph_module(gm, example_inputs, graph_name="main"):
             for k, b in _buffers(gm).items():
                 if k in before:
                     b.copy_(before[k])
-    return _Export(gm, rec.results, graph_name, mutated).run().build("<torch.fx>")
+    return _Export(gm, rec.results, graph_name, mutated, cat_in_place).run().build("<torch.fx>")
 
 
 class UntraceableError(Exception):
@@ -222,7 +304,7 @@ class UntraceableError(Exception):
     calls it cannot follow): the message says which model and why."""
 
 
-def from_module(module, example_inputs, graph_name="main", train=False):
+def from_module(module, example_inputs, graph_name="main", train=False, cat_in_place=False):
     """Trace an nn.Module with torch.fx.symbolic_trace, then as above, in
     eval mode (train=True: in train mode).  The module is left as it was:
     its modes and its buffers' values are given back.  Raises
@@ -237,7 +319,7 @@ def from_module(module, example_inputs, graph_name="main", train=False):
             raise UntraceableError("%s: torch.fx cannot trace it (%s: %s); export a traceable part, or mark the "
                                    "data-dependent code with torch.fx.wrap" % (type(module).__name__,
                                                                              type(e).__name__, first)) from e
-        return from_graph_module(gm, example_inputs, graph_name)
+        return from_graph_module(gm, example_inputs, graph_name, cat_in_place)
     finally:
         for m, mode in modes:
             m.training = mode

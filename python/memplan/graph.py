@@ -81,17 +81,19 @@ class GraphBuilder:
         self.name, self.tensors, self.nodes = name, [], []
 
     def tensor(self, name, size, device="cpu", const=False, mutable=False, dynamic=False, mem_id=0,
-               inplace=None, view=None, at=None, shared=False):
+               inplace=None, view=None, at=None, shared=False, offset=0):
         """A tensor; `at` pins its storage at that byte offset of its pool
         (entry graph only; opt and the peers place the rest around it);
-        `shared` marks a mutable tensor as state the methods share."""
+        `shared` marks a mutable tensor as state the methods share;
+        `offset` places an in-place tensor or a view that many bytes into
+        its base's storage (ExecuTorch's storage_base_offset)."""
         flags = (CONST if const else 0) | (MUTABLE if mutable else 0) | (DYNAMIC if dynamic else 0)
         flags |= SHARED if shared else 0
         flags |= PINNED if at is not None else 0
         where = "graph %r, tensor %r: " % (self.name, name)
         self.tensors.append((name, in_range(size, where + "size", U64), parse_device(device), flags,
                              in_range(mem_id, where + "mem_id", U32), inplace, view,
-                             in_range(at or 0, where + "at", U64)))
+                             in_range(at or 0, where + "at", U64), in_range(offset, where + "offset", U64)))
         return name
 
     def node(self, kind, inputs=(), outputs=(), op=None, true=None, false=None, cond=None, body=None,
@@ -146,8 +148,8 @@ class Builder:
 
     @staticmethod
     def _tensor(b, t, err):
-        name, size, dev, flags, mem_id, inplace, view, at = t
-        spec = _lib.TensorSpec(_b(name), size, dev, flags, mem_id, _b(inplace), _b(view), at)
+        name, size, dev, flags, mem_id, inplace, view, at, offset = t
+        spec = _lib.TensorSpec(_b(name), size, dev, flags, mem_id, _b(inplace), _b(view), at, offset)
         check(err, lib.mp_builder_tensor(b, ctypes.byref(spec), ctypes.byref(err)) == _lib.OK)
 
     @staticmethod

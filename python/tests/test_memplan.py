@@ -76,6 +76,31 @@ def test_the_builder_makes_what_the_parser_reads():
     assert memplan.parse(text).text() == text
 
 
+def test_a_tensor_at_an_offset_in_its_base():
+    """ExecuTorch's storage_base_offset (PR #21840): the builder's offset
+    reaches the text, each planner puts the child there, the verifier agrees."""
+    b = memplan.Builder()
+    g = b.graph("main")
+    g.tensor("a", 40)
+    g.tensor("base", 40)
+    g.tensor("child", 8, inplace="base", offset=16)
+    g.node("placeholder", outputs=["a"])
+    g.node("call", ["a"], ["base"])
+    g.node("call", ["base"], ["child"])
+    g.node("output", ["base", "child"])
+    built = b.build()
+    assert "tensor child 8 inplace=base offset=16\n" in built.text()
+    assert memplan.parse(built.text()).text() == built.text()
+    for algo in ("opt", "greedy", "tflm", "bestfit"):
+        plan = memplan.plan(built, algo=algo)
+        t = plan.tensors
+        assert t["child"].offset == t["base"].offset + 16, algo
+        assert memplan.verify(built, plan).valid
+    g.tensor("lone", 8, offset=8)
+    with pytest.raises(memplan.MemplanError, match="needs an in-place or a view base"):
+        b.build()
+
+
 def test_a_delegates_scratch_is_planned_at_its_node():
     b = memplan.Builder()
     g = b.graph("main")

@@ -102,6 +102,48 @@ plan inplace_mul --et-exact --algo greedy --alignment 1
 want "in-place offset" "$(field "$T/inplace_mul.mpp" d offset)" "$(field "$T/inplace_mul.mpp" c offset)"
 want "in-place object" "$(field "$T/inplace_mul.mpp" d obj)" "$(field "$T/inplace_mul.mpp" c obj)"
 
+# ExecuTorch PR #21840 (merged after cff6f4dd32: --et-upstream 21840):
+# TestStorageBaseMemoryPlanning and one more TestInPlaceElemWise case.
+# A storage-backed tensor lies at its base's offset plus its own, in the
+# base's object, at both alignments the tests use; offsets add up a chain
+U="--et-exact --et-upstream 21840 --algo greedy"
+for al in 16 1; do
+    # shellcheck disable=SC2086
+    plan storage_base $U --alignment $al
+    want "child at base + 16 (alignment $al)" "$(field "$T/storage_base.mpp" child offset)" \
+        "$(($(field "$T/storage_base.mpp" base offset) + 16))"
+    want "child in base's object" "$(field "$T/storage_base.mpp" child obj)" "$(field "$T/storage_base.mpp" base obj)"
+    want "child in base's pool" "$(field "$T/storage_base.mpp" child mem_id)" "$(field "$T/storage_base.mpp" base mem_id)"
+done
+# shellcheck disable=SC2086
+plan storage_chain $U --alignment 1
+b=$(field "$T/storage_chain.mpp" base offset)
+want "child at base + 8" "$(field "$T/storage_chain.mpp" child offset)" $((b + 8))
+want "grandchild at base + 12" "$(field "$T/storage_chain.mpp" grandchild offset)" $((b + 12))
+want "one object" "$(for t in base child grandchild; do field "$T/storage_chain.mpp" $t obj; done | sort -u | wc -l)" 1
+# the base's storage is kept to its child's end: the tensor made beside the
+# child gets another object, and no byte of the base's
+# shellcheck disable=SC2086
+plan storage_lifetime $U --alignment 1
+[ "$(field "$T/storage_lifetime.mpp" other obj)" != "$(field "$T/storage_lifetime.mpp" base obj)" ] && ok ||
+    bad "storage_lifetime: other reuses the base's object"
+lo=$(field "$T/storage_lifetime.mpp" other offset) blo=$(field "$T/storage_lifetime.mpp" base offset)
+[ $((lo + 12)) -le "$blo" ] || [ "$lo" -ge $((blo + 16)) ] && ok || bad "storage_lifetime: other in the base's bytes"
+# the alignment holds for the sum (ExecuTorch's assertion): 8 is refused at 16
+"$M" plan $U "$D/storage_chain.mpg" >/dev/null 2>"$T/err"
+want "offset 8 at alignment 16" "$?" 3
+grep -q "not a multiple of the alignment 16" "$T/err" && ok || bad "alignment refusal: $(cat "$T/err")"
+# without the switch, ExecuTorch's snapshot has no offsets: refused by name
+"$M" plan --et-exact --algo greedy "$D/storage_base.mpg" >/dev/null 2>"$T/err"
+want "offsets at cff6f4dd32" "$?" 3
+grep -q "has no storage offsets; --et-upstream 21840" "$T/err" && ok || bad "snapshot refusal: $(cat "$T/err")"
+# and it refuses an in-place tensor larger than its base, as #21840 asserts
+"$M" plan $U corpus/defects/d12_inplace_larger.mpg >/dev/null 2>"$T/err"
+want "D12 under 21840" "$?" 3
+# test_verifier_allows_chained_inplace_overlap: c, d, e one storage, valid
+plan inplace_chain $U
+want "chain offsets" "$(for t in c d e; do field "$T/inplace_chain.mpp" $t offset; done | sort -u | wc -l)" 1
+
 # TestDeviceAwareMemoryPlanning (enable_non_cpu_memory_planning = --per-device)
 plan basic --et-exact --algo greedy --per-device            # test_cpu_only_unchanged
 want "cpu only buffers" "$(buffers "$T/basic.mpp" | cut -d' ' -f1)" 0

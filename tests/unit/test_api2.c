@@ -5,6 +5,8 @@
 
 #include "memplan.h"
 
+#include <stddef.h>
+
 #include <string.h>
 
 static const char *GRAPH = "memplan-graph 1\ngraph main\ntensor x 64\ntensor y 32\ntensor z 16\n"
@@ -138,5 +140,38 @@ Test(api2, builder_specs_carry_their_size) {
     big.s.name = "w";
     cr_assert_eq(mp_builder_tensor(b, &big.s, &err), MP_EFORMAT);
     cr_assert(strstr(err.msg, "does not have"), "%s", err.msg);
+    mp_builder_free(b);
+}
+
+/* A caller built against 2.0's header passes 2.0's smaller spec (no
+ * offset): the library reads that many bytes and takes offset as 0, even
+ * when the caller's memory past it holds garbage. */
+Test(api2, builder_takes_a_2_0_tensor_spec) {
+    mp_err err;
+    mp_builder *b = mp_builder_new(&err);
+    cr_assert_eq(mp_builder_graph(b, "main", &err), MP_OK);
+    mp_tensor_spec base = {.struct_size = sizeof base, .name = "b", .size = 64};
+    mp_tensor_spec old = {.struct_size = offsetof(mp_tensor_spec, offset), .name = "c", .size = 16,
+                          .inplace = "b", .offset = 0xdead0}; /* not the caller's: past its struct */
+    mp_tensor_spec now = {.struct_size = sizeof now, .name = "d", .size = 16, .inplace = "b", .offset = 32};
+    cr_assert_eq(mp_builder_tensor(b, &base, &err), MP_OK, "%s", err.msg);
+    cr_assert_eq(mp_builder_tensor(b, &old, &err), MP_OK, "%s", err.msg);
+    cr_assert_eq(mp_builder_tensor(b, &now, &err), MP_OK, "%s", err.msg);
+    old.struct_size = offsetof(mp_tensor_spec, at); /* smaller than any release's */
+    old.name = "e";
+    cr_assert_eq(mp_builder_tensor(b, &old, &err), MP_EFORMAT);
+    mp_tensor_spec lone = {.struct_size = sizeof lone, .name = "f", .size = 16, .offset = 8};
+    cr_assert_eq(mp_builder_tensor(b, &lone, &err), MP_EFORMAT); /* an offset needs a base */
+    cr_assert(strstr(err.msg, "needs an in-place or a view base"), "%s", err.msg);
+    const char *outs[] = {"b", "c", "d"};
+    mp_node_spec n = {.struct_size = sizeof n, .kind = MP_NODE_CALL, .out = outs, .n_out = 3};
+    mp_node_spec o = {.struct_size = sizeof o, .kind = MP_NODE_OUTPUT, .in = outs + 1, .n_in = 2};
+    cr_assert_eq(mp_builder_node(b, &n, &err), MP_OK, "%s", err.msg);
+    cr_assert_eq(mp_builder_node(b, &o, &err), MP_OK, "%s", err.msg);
+    mp_program *p = mp_builder_finish(b, &err);
+    cr_assert(p, "%s", err.msg);
+    cr_assert_eq(mp_program_tensor_get(p, 0, 1, MP_TENSOR_OFFSET), 0);
+    cr_assert_eq(mp_program_tensor_get(p, 0, 2, MP_TENSOR_OFFSET), 32);
+    mp_program_free(p);
     mp_builder_free(b);
 }

@@ -14,7 +14,7 @@
 
 static void add_tensor(mp_builder *b, const char *name, uint64_t size, uint32_t flags) {
     mp_err err;
-    mp_tensor_spec t = {sizeof(mp_tensor_spec), name, size, {MP_DEV_CPU, 0}, flags, 0, NULL, NULL, 0};
+    mp_tensor_spec t = {.struct_size = sizeof(mp_tensor_spec), .name = name, .size = size, .device = {MP_DEV_CPU, 0}, .flags = flags};
     cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_OK, "%s", err.msg);
 }
 
@@ -93,10 +93,10 @@ Test(library, builder_refuses_names_the_format_cannot_hold) {
     cr_assert_eq(mp_builder_graph(b, "main", &err), MP_OK);
     const char *bad[] = {"x\ntensor y 4", "", "a,b", "a=b"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        mp_tensor_spec t = {sizeof(mp_tensor_spec), bad[i], 4, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
+        mp_tensor_spec t = {.struct_size = sizeof(mp_tensor_spec), .name = bad[i], .size = 4, .device = {MP_DEV_CPU, 0}};
         cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "%s accepted", bad[i]);
     }
-    mp_tensor_spec t = {sizeof(mp_tensor_spec), "ok", 4, {MP_DEV_CPU, 0}, 1u << 7, 0, NULL, NULL, 0};
+    mp_tensor_spec t = {.struct_size = sizeof(mp_tensor_spec), .name = "ok", .size = 4, .device = {MP_DEV_CPU, 0}, .flags = 1u << 7};
     cr_assert_eq(mp_builder_tensor(b, &t, &err), MP_EFORMAT, "unknown flag accepted");
     add_tensor(b, "x", 4, 0);
     add_node(b, MP_NODE_PLACEHOLDER, NULL, "x", NULL, NULL);
@@ -893,8 +893,8 @@ static int api_builder(void *ctx, mp_err *err) {
     (void)ctx;
     mp_builder *b = mp_builder_new(err);
     if (!b) return err->code;
-    mp_tensor_spec x = {sizeof(mp_tensor_spec), "x", 64, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
-    mp_tensor_spec y = {sizeof(mp_tensor_spec), "y", 32, {MP_DEV_CPU, 0}, 0, 0, NULL, NULL, 0};
+    mp_tensor_spec x = {.struct_size = sizeof(mp_tensor_spec), .name = "x", .size = 64, .device = {MP_DEV_CPU, 0}};
+    mp_tensor_spec y = {.struct_size = sizeof(mp_tensor_spec), .name = "y", .size = 32, .device = {MP_DEV_CPU, 0}};
     const char *xs[1] = {"x"}, *ys[1] = {"y"};
     mp_node_spec nodes[3] = {{sizeof(mp_node_spec), MP_NODE_PLACEHOLDER, NULL, 0, xs, 1, {NULL, NULL}, NULL, NULL, 0},
                              {sizeof(mp_node_spec), MP_NODE_CALL, xs, 1, ys, 1, {NULL, NULL}, NULL, "aten::relu", 0},

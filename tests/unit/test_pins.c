@@ -164,7 +164,7 @@ Test(pins, the_builder_writes_pins) {
     mp_builder *b = mp_builder_new(&err);
     cr_assert(b);
     cr_assert_eq(mp_builder_graph(b, "main", &err), MP_OK);
-    mp_tensor_spec x = {sizeof(mp_tensor_spec), "x", 64, {MP_DEV_CPU, 0}, MP_T_PINNED, 0, NULL, NULL, 256};
+    mp_tensor_spec x = {.struct_size = sizeof(mp_tensor_spec), .name = "x", .size = 64, .device = {MP_DEV_CPU, 0}, .flags = MP_T_PINNED, .at = 256};
     cr_assert_eq(mp_builder_tensor(b, &x, &err), MP_OK, "%s", err.msg);
     const char *out[] = {"x"}, *in[] = {"x"};
     mp_node_spec ph = {sizeof(mp_node_spec), MP_NODE_PLACEHOLDER, NULL, 0, out, 1, {NULL, NULL}, NULL, NULL, 0};

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Storage offsets (since 2.1, ExecuTorch PR #21840's storage_base_offset):
+# `offset=` places an in-place tensor or a view that many bytes into its
+# base's storage.  The format's rules, every planner's placement, the
+# verifier's storage rule and the refusals.
+set -u
+. tests/cli/common.inc
+g() { printf 'memplan-graph 1\ngraph main\n%s\nend\n' "$1" >"$T/$2.mpg"; }
+field() { sed -n "s/^alloc $2 .*$3=\([0-9,]*\).*/\1/p" "$1" | head -1; }
+
+# format: offset= needs a base, a number below 2^62, and a view must fit
+g "tensor a 8 offset=4
+node placeholder out=a
+node output in=a" lone
+expect_rc 2 "$M" plan "$T/lone.mpg"
+grep -q "lone.mpg:3: tensor 'a': offset= places it in its base's storage: it needs inplace= or view=" "$T/err" && ok ||
+    bad "offset without a base: $(cat "$T/err")"
+g "tensor a 8
+tensor b 8 inplace=a offset=x
+node placeholder out=a
+node call in=a out=b
+node output in=b" badnum
+expect_rc 2 "$M" plan "$T/badnum.mpg"
+grep -q "bad offset 'x'" "$T/err" && ok || bad "bad offset: $(cat "$T/err")"
+g "tensor a 64
+tensor v 40 view=a offset=32
+node placeholder out=a
+node call in=v
+node output in=a" wide
+expect_rc 2 "$M" plan "$T/wide.mpg"
+grep -q "wide.mpg:4: view 'v' at offset 32 of 'a' (40 bytes) does not fit in it (64 bytes)" "$T/err" && ok ||
+    bad "view past its base: $(cat "$T/err")"
+
+# every planner puts the child at its base's offset + 16, and the plan is valid
+for a in greedy opt tflm bestfit; do
+    expect_rc 0 "$M" plan --algo $a --verify corpus/et_tests/storage_base.mpg -o "$T/p.mpp"
+    want=$(($(field "$T/p.mpp" base offset) + 16))
+    [ "$(field "$T/p.mpp" child offset)" = "$want" ] && ok || bad "$a: child at $(field "$T/p.mpp" child offset), want $want"
+done
+expect_rc 3 "$M" plan --algo naive corpus/et_tests/storage_base.mpg # naive has no in-place tensors at all
+
+# an in-place tensor on a view at an offset: the offsets add up (32 + 16)
+g "tensor x 64
+tensor a 8
+tensor v 32 view=x offset=32
+tensor y 16 inplace=v offset=16
+tensor z 64
+node placeholder out=a
+node call in=a out=x
+node call in=v out=y
+node call in=y,x out=z
+node output in=z" onview
+for a in greedy opt; do
+    expect_rc 0 "$M" plan --algo $a --verify "$T/onview.mpg" -o "$T/v.mpp"
+    want=$(($(field "$T/v.mpp" x offset) + 48))
+    [ "$(field "$T/v.mpp" y offset)" = "$want" ] && ok || bad "$a on a view: y at $(field "$T/v.mpp" y offset), want $want"
+done
+
+# an in-place tensor past its base's end, or off the alignment: refused
+g "tensor a 64
+tensor b 32 inplace=a offset=48
+node placeholder out=a
+node call in=a out=b
+node output in=b" past
+for a in greedy opt tflm; do
+    expect_rc 3 "$M" plan --algo $a "$T/past.mpg"
+    grep -q "in-place tensor 'b' (aligned size 32) at offset 48 does not fit in its base 'a' (64)" "$T/err" && ok ||
+        bad "$a past the end: $(cat "$T/err")"
+done
+expect_rc 3 "$M" plan --algo opt --alignment 8 "$T/past.mpg" # 48 + 32 > 64 at any alignment
+g "tensor a 64
+tensor b 16 inplace=a offset=8
+node placeholder out=a
+node call in=a out=b
+node output in=b" odd
+expect_rc 3 "$M" plan --algo opt "$T/odd.mpg"
+grep -q "at offset 8 of its base 'a': not a multiple of the alignment 16" "$T/err" && ok || bad "odd: $(cat "$T/err")"
+expect_rc 0 "$M" plan --algo opt --alignment 8 --verify "$T/odd.mpg"
+
+# the verifier: a child moved off its place in the base is a violation
+"$M" plan --algo opt corpus/et_tests/storage_base.mpg -o "$T/ok.mpp" 2>/dev/null
+b=$(field "$T/ok.mpp" base offset)
+sed "s/^\(alloc child .*offset=\)[0-9]*/\1$b/" "$T/ok.mpp" >"$T/moved.mpp"
+expect_rc 1 "$M" verify corpus/et_tests/storage_base.mpg "$T/moved.mpp"
+grep -q "storage: child is at offset $b in buffer 1, but it is in-place in base's storage: offset $((b + 16))" "$T/out" &&
+    ok || bad "moved child: $(cat "$T/out")"
+echo "offsets: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
