@@ -33,7 +33,9 @@ static const char GEN_HELP[] =
     "                    (prefill and decode sharing KV caches: an entry line);\n"
     "                    few live at once: plain-chain, inplace-pairs (relu_\n"
     "                    after each op), fan-in (one node reading all others),\n"
-    "                    scratch-chain (delegates with scratch memory)\n"
+    "                    scratch-chain (delegates with scratch memory);\n"
+    "                    concat (inception blocks whose branches are written\n"
+    "                    in place into their concatenation: offset=)\n"
     "  --pins            pin up to three tensors (at=) in one program in eight,\n"
     "                    as the harness's cases do\n"
     "  -o FILE           write to FILE (default stdout)\n";

@@ -66,6 +66,7 @@ typedef struct btensor {
     int32_t inplace, view;
     bool base;  /* an in-place base: must stay an intermediate */
     uint64_t at; /* with MP_T_PINNED in flags */
+    uint64_t offset; /* offset= in its in-place or view base (since 2.1) */
     bool input; /* placeholder */
 } btensor;
 
@@ -520,6 +521,46 @@ static void gen_methods(gen *G) {
     finish_outputs(G, 1, 1, false, false);
 }
 
+/* Inception-style blocks with the concatenation in place (storage
+ * offsets, since 2.1): from one input, 2 to 4 branches of one or two ops,
+ * each branch's last result written into its part of the block's output
+ * (inplace= the output, offset= its part; sizes and offsets multiples of
+ * 64, so any alignment up to 64 holds), the output read by the next
+ * block; now and then a slice of it (a view at an offset) read too. */
+static void body_concat(gen *G, size_t gi, int32_t x, uint64_t budget) {
+    uint64_t start = G->tensors;
+    while (G->tensors - start < budget) {
+        uint32_t nb = 2 + (uint32_t)below(&G->r, 3);
+        uint64_t part[4], total = 0;
+        for (uint32_t k = 0; k < nb; k++) {
+            part[k] = 64 * (1 + below(&G->r, 256));
+            total += part[k];
+        }
+        int32_t cat = add_tensor(GR(gi), "cat", total, G->devs[0]), pieces[4];
+        G->tensors++;
+        for (uint32_t k = 0, at = 0; k < nb; at += (uint32_t)part[k], k++) {
+            int32_t y = x;
+            if (chance(&G->r, 50)) y = op(G, gi, &x, 1, 64 * (1 + below(&G->r, 256)), "br");
+            pieces[k] = op(G, gi, &y, 1, part[k], "pc");
+            bgraph *g = GR(gi);
+            g->t[pieces[k]].inplace = cat;
+            g->t[pieces[k]].offset = at;
+            g->t[cat].base = true;
+        }
+        add_node(GR(gi), MP_NODE_CALL, pieces, nb, &cat, 1);
+        x = cat;
+        if (chance(&G->r, 25)) { /* the second part as a slice, read by a node */
+            bgraph *g = GR(gi);
+            int32_t v = add_tensor(g, "sl", part[1], G->devs[0]);
+            g->t[v].view = cat;
+            g->t[v].offset = part[0];
+            G->tensors++;
+            op(G, gi, &v, 1, 64, "use");
+        }
+    }
+    offer(GR(gi), op(G, gi, &x, 1, 64, "out"));
+}
+
 /* ---------------------------------------------- adversarial profiles */
 
 /* One in-place chain, each link written over the previous, with side
@@ -708,6 +749,7 @@ static void gen_profile(gen *G) {
     case MP_PROFILE_INPLACE_PAIRS: body_inplace_pairs(G, 0, x, budget); break;
     case MP_PROFILE_FAN_IN: body_fan_in(G, 0, x, budget); break;
     case MP_PROFILE_SCRATCH_CHAIN: body_scratch_chain(G, 0, x, budget); break;
+    case MP_PROFILE_CONCAT: body_concat(G, 0, x, budget); break;
     default: body_transformer(G, 0, x, budget); break;
     }
     finish_outputs(G, 0, 1, false, false);
@@ -729,7 +771,7 @@ static bool write_graph(const bgraph *g, const gen *G, mp_buf *b, mp_sink_fn sin
         const btensor *t = &g->t[i];
         mp_graph_put_tensor(b, t->name, t->size, t->dev, t->flags, t->mem_id, t->at,
                             t->inplace >= 0 ? g->t[t->inplace].name : NULL,
-                            t->view >= 0 ? g->t[t->view].name : NULL, 0);
+                            t->view >= 0 ? g->t[t->view].name : NULL, t->offset);
     }
     for (size_t pass = 0; pass < 2; pass++) {
         const bnode *v = pass ? g->body : g->ph;
@@ -758,7 +800,8 @@ static void free_graph(bgraph *g) {
 static const char *const PROFILES[] = {"mixed",        "chain",      "wide",      "encdec",
                                        "transformer",  "inplace-chain", "view-chain",
                                        "many-devices", "many-pools", "wide-node", "many-conds",
-                                       "deep", "methods", "plain-chain", "inplace-pairs", "fan-in", "scratch-chain"};
+                                       "deep", "methods", "plain-chain", "inplace-pairs", "fan-in", "scratch-chain",
+                                       "concat"};
 
 int mp_gen_profile_parse(const char *name) {
     for (int i = 0; i < MP_N_PROFILES; i++)

@@ -32,6 +32,7 @@ enum mp_profile {
     MP_PROFILE_INPLACE_PAIRS, /* short in-place families (relu_ after each op) in a chain */
     MP_PROFILE_FAN_IN,        /* one node reading every other tensor */
     MP_PROFILE_SCRATCH_CHAIN, /* delegates with scratch memory in a chain */
+    MP_PROFILE_CONCAT,        /* inception blocks, the concatenation in place (offset=, since 2.1) */
     MP_N_PROFILES
 };
 

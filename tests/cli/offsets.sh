@@ -84,5 +84,17 @@ sed "s/^\(alloc child .*offset=\)[0-9]*/\1$b/" "$T/ok.mpp" >"$T/moved.mpp"
 expect_rc 1 "$M" verify corpus/et_tests/storage_base.mpg "$T/moved.mpp"
 grep -q "storage: child is at offset $b in buffer 1, but it is in-place in base's storage: offset $((b + 16))" "$T/out" &&
     ok || bad "moved child: $(cat "$T/out")"
+# the generator's concat profile: branches in place in their
+# concatenation; every planner's plan of it is valid at every alignment the
+# profile keeps, and the same seed gives the same bytes
+for seed in 1 2 3; do
+    expect_rc 0 "$M" gen --profile concat --seed $seed --tensors 400 -o "$T/c$seed.mpg"
+    grep -q "inplace=cat[0-9]* offset=[1-9]" "$T/c$seed.mpg" && grep -q "view=cat[0-9]* offset=" "$T/c$seed.mpg" && ok ||
+        bad "concat $seed has no offsets"
+    for a in greedy opt tflm bestfit; do
+        for al in 1 16 64; do expect_rc 0 "$M" plan --algo $a --alignment $al --verify "$T/c$seed.mpg" -o "$T/c.mpp"; done
+    done
+done
+"$M" gen --profile concat --seed 1 --tensors 400 | cmp -s - "$T/c1.mpg" && ok || bad "concat is not deterministic"
 echo "offsets: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
