@@ -29,7 +29,8 @@ implements, docs/deviations.md):
   sub-graph placeholder named like an entry mutable buffer is one: D13; a
   sub-graph's own `mutable` placeholder gets a target of its own, lest
   its name make a same-named entry placeholder mutable);
-- `inplace=B` sets `inplace_base` (as MemoryPlanningPass does), `mem_id=N`
+- `inplace=B` sets `inplace_base` (as MemoryPlanningPass does; since PR
+  #21840 `storage_base`, with `offset=N` as `storage_base_offset`), `mem_id=N`
   pre-assigns the pool, `dynamic` is DYNAMIC_UNBOUND, `device=` the spec's
   device; control-flow nodes call torch.ops.higher_order.cond/map_impl/scan
   and exir's while_loop with their sub-graphs as get_attr arguments,
@@ -258,7 +259,14 @@ class Builder:
         specs = {n: self.spec(g, n) for n, t in g.tensors.items() if "view" not in t.attrs}
         for n, t in g.tensors.items():
             if "inplace" in t.attrs and n in specs:
-                specs[n].inplace_base = specs[root(g, t.attrs["inplace"])]
+                base, offset = specs[root(g, t.attrs["inplace"])], int(t.attrs.get("offset", 0))
+                if hasattr(specs[n], "storage_base"):  # PR #21840 and later: storage_base[_offset]
+                    specs[n].storage_base, specs[n].storage_base_offset = base, offset
+                elif offset:
+                    raise SystemExit("et_record: %s: tensor %s has offset=%d, but this ExecuTorch has no storage "
+                                     "offsets (PR #21840 added them)" % (g.name, n, offset))
+                else:
+                    specs[n].inplace_base = base
         self.specs[g.name] = specs
 
     def arg(self, g, name):

@@ -57,6 +57,15 @@ def _block_tensors(blocks):
             for k, b in enumerate(blocks) for m, size in sorted(b.sizes.items())]
 
 
+def _storage_base(s):
+    """The spec whose storage s lives in, and where in it: ExecuTorch's
+    storage_base and storage_base_offset since PR #21840 (its inplace_base
+    is then an alias that raises at a nonzero offset), inplace_base before."""
+    if hasattr(s, "storage_base"):
+        return s.storage_base, getattr(s, "storage_base_offset", 0) or 0
+    return getattr(s, "inplace_base", None), 0
+
+
 def _program(specs, names, blocks=(), keep=None):
     """A graph whose tensors have exactly the specs' lifetimes (an operand
     a cond result is kept as long as that result: `keep`), plus one tensor
@@ -67,13 +76,14 @@ def _program(specs, names, blocks=(), keep=None):
     keep = keep or {}
     lives = []
     for s in specs:
-        base = names.get(id(s.inplace_base)) if getattr(s, "inplace_base", None) is not None else None
-        if getattr(s, "inplace_base", None) is not None and base is None:
+        base_spec, offset = _storage_base(s)
+        base = names.get(id(base_spec)) if base_spec is not None else None
+        if base_spec is not None and base is None:
             # its base is not planned here (an input with alloc_graph_input off):
             # `memplan plan --no-alloc-inputs` refuses the same program (exit 3)
             raise MemplanError(EPLAN, "in-place tensor %s: its base is not planned here (an unplanned graph "
                                "input?): its bytes would be the base's, which the runtime places" % names[id(s)])
-        g.tensor(names[id(s)], s.allocated_memory, mem_id=s.mem_id or 0, inplace=base)
+        g.tensor(names[id(s)], s.allocated_memory, mem_id=s.mem_id or 0, inplace=base, offset=offset if base else 0)
         lives.append((names[id(s)], s.lifetime[0], max(s.lifetime[1], keep.get(id(s), 0))))
     for _, name, size, mem_id, start, end in _block_tensors(blocks):
         g.tensor(name, size, mem_id=mem_id)

@@ -88,6 +88,26 @@ def test_inplace_specs_sit_on_their_base():
     check_layout([base, inplace, other], result, 16)
 
 
+class StorageSpec(Spec):
+    """TensorSpec since ExecuTorch PR #21840: storage_base and
+    storage_base_offset (inplace_base an alias at offset 0)."""
+
+    def __init__(self, nbytes, start, end, storage_base=None, storage_base_offset=0):
+        super().__init__(nbytes, start, end)
+        del self.inplace_base
+        self.storage_base, self.storage_base_offset = storage_base, storage_base_offset
+
+
+def test_storage_backed_specs_sit_at_their_offset():
+    base = StorageSpec(256, 0, 3)
+    child = StorageSpec(64, 1, 3, storage_base=base, storage_base_offset=128)
+    other = StorageSpec(128, 2, 4)
+    for algo in ("opt", "greedy"):
+        result = met.algorithm(algo)(16, {base, child, other}, GraphModule(), None, 0)
+        assert result.spec_dict[child].mem_offset == result.spec_dict[base].mem_offset + 128, algo
+        assert result.spec_dict[child].mem_id == result.spec_dict[base].mem_id
+
+
 def test_no_specs_keeps_the_reservation():
     assert met.algorithm("opt")(16, set(), GraphModule(), None, 0).bufsizes == [0, 0]
     assert met.algorithm("opt")(16, set(), GraphModule([0, 80]), None, 0).bufsizes == [0, 80]
