@@ -135,6 +135,13 @@ uint64_t *mp_inplace_shifts(const mp_graphdef *g, bool per_device);
  * offset only the size counts (the message D12's repair always gave). */
 int mp_inplace_fits(const mp_graphdef *g, int32_t t, uint64_t size, uint64_t base_size, uint64_t base_at,
                     uint32_t alignment, mp_err *err);
+/* Each tensor's lifetime stretched over the tensors stored in it (in-place
+ * chains through it, transitively; views are no links), as ExecuTorch
+ * writes it back since PR #21840 (_extend_storage_base_lifetimes): in
+ * ext_start/ext_end (n_tensors each), -1 starts skipped; a cycle keeps its
+ * members' own.  Linear in the tensors. */
+void mp_storage_lives(const mp_graphdef *g, bool per_device, const int32_t *start, const int32_t *end,
+                      int32_t *ext_start, int32_t *ext_end);
 /* The end of every element's chain through next[] (next[i] < 0 ends a
  * chain) into end[], -1 for an element that reaches a cycle; each chain is
  * walked once, so n elements cost O(n). */

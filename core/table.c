@@ -203,6 +203,32 @@ int mp_inplace_fits(const mp_graphdef *g, int32_t t, uint64_t size, uint64_t bas
     return MP_OK;
 }
 
+void mp_storage_lives(const mp_graphdef *g, bool per_device, const int32_t *start, const int32_t *end,
+                      int32_t *ext_start, int32_t *ext_end) {
+    uint32_t n = g->n_tensors, *kids = mp_xcalloc(n + 1, sizeof *kids), *queue = mp_xmalloc((n + 1) * sizeof *queue);
+    int32_t *next = mp_xmalloc((n + 1) * sizeof *next);
+    uint64_t link;
+    for (uint32_t t = 0; t < n; t++) {
+        ext_start[t] = start[t], ext_end[t] = end[t];
+        next[t] = shift_link(g, t, per_device, &link);
+        if (next[t] >= 0) kids[next[t]]++;
+    }
+    uint32_t head = 0, tail = 0;
+    for (uint32_t t = 0; t < n; t++)
+        if (!kids[t]) queue[tail++] = t;
+    while (head < tail) { /* leaves first: a tensor's union is whole when its last child is done */
+        uint32_t t = queue[head++];
+        int32_t b = next[t];
+        if (b < 0) continue;
+        if (ext_start[t] >= 0 && (ext_start[b] < 0 || ext_start[t] < ext_start[b])) ext_start[b] = ext_start[t];
+        if (ext_end[t] > ext_end[b]) ext_end[b] = ext_end[t];
+        if (!--kids[b]) queue[tail++] = (uint32_t)b;
+    }
+    mp_xfree(kids);
+    mp_xfree(queue);
+    mp_xfree(next);
+}
+
 int32_t mp_inplace_root(const mp_graphdef *g, int32_t t, bool per_device) {
     int32_t r = t;
     for (uint32_t steps = 0; g->tensors[r].inplace_base >= 0 && !mp_inplace_cut(g, r, per_device); steps++) {

@@ -72,6 +72,18 @@ static void et_mutable_by_name(run *R, const mp_graphdef *g, mp_life *L) {
     }
 }
 
+/* ExecuTorch since PR #21840 (_extend_storage_base_lifetimes): every spec's
+ * lifetime stretched over the specs stored in it, constants and inputs
+ * included, before anything reads a lifetime; the plan writes them so. */
+static void stretch_lives(const mp_graphdef *g, mp_life *L) {
+    size_t n = (size_t)g->n_tensors + 1;
+    int32_t *s = mp_xmalloc(2 * n * sizeof *s);
+    mp_storage_lives(g, false, L->start, L->end, s, s + n);
+    memcpy(L->start, s, g->n_tensors * sizeof *s);
+    memcpy(L->end, s + n, g->n_tensors * sizeof *s);
+    mp_xfree(s);
+}
+
 static gstate *state_of(run *R, int32_t gi) {
     gstate *S = &R->gs[gi];
     if (!S->life_done) {
@@ -79,6 +91,8 @@ static gstate *state_of(run *R, int32_t gi) {
         uint32_t n = g->n_tensors + 1;
         mp_life_compute(g, &S->life);
         if (R->o->et_exact && gi != 0) et_mutable_by_name(R, g, &S->life);
+        if (R->o->et_exact && (R->o->et_upstream & MP_UPSTREAM_21840) && mp_graph_has_inplace(g))
+            stretch_lives(g, &S->life);
         if (!R->o->et_exact) mp_escape_compute(R->prog, g, S->life.end, &S->keep);
         S->realigned = mp_xcalloc(n, 1);
         S->planned = mp_xcalloc(n, 1);

@@ -67,5 +67,6 @@ void mp_v_graph_free(vgraph *vg) {
     mp_xfree(vg->placeholder);
     mp_xfree(vg->returned);
     mp_xfree(vg->family);
+    mp_xfree(vg->stretched);
     memset(vg, 0, sizeof *vg);
 }

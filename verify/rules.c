@@ -198,10 +198,25 @@ static void storage(vctx *c, uint32_t gi, const mp_graph_plan *gp, const mp_allo
                    b->name, (unsigned long long)want, (unsigned long long)b->mem_id);
 }
 
+/* Whether a's life is t's stretched over the tensors stored in it, as
+ * ExecuTorch writes a storage base's back since PR #21840 (so
+ * `--et-upstream 21840` does). */
+static bool stretched_life(vctx *c, uint32_t gi, const mp_alloc *a) {
+    const mp_graphdef *g = &c->prog->graphs[gi];
+    vgraph *vg = &c->vg[gi];
+    if (!mp_graph_has_inplace(g)) return false;
+    if (!vg->stretched) {
+        vg->stretched = mp_xmalloc(2 * ((size_t)g->n_tensors + 1) * sizeof *vg->stretched);
+        mp_storage_lives(g, c->flags[3] != 0, vg->first, vg->last, vg->stretched, vg->stretched + g->n_tensors);
+    }
+    return a->life_start == vg->stretched[a->tensor] && a->life_end == vg->stretched[g->n_tensors + a->tensor];
+}
+
 static void life_matches(vctx *c, uint32_t gi, const mp_alloc *a) {
     const vgraph *vg = &c->vg[gi];
     int32_t t = a->tensor;
     if (a->life_start == vg->first[t] && a->life_end == vg->last[t]) return;
+    if (stretched_life(c, gi, a)) return;
     bool wasteful; /* an allocation the runtime never uses: its life is moot (D13) */
     if (not_planned_reason(c, gi, t, &wasteful) && wasteful) return;
     vdetail d = {a->name, NULL, -1, {0}, {0}, 0, vg->first[t], vg->last[t]};

@@ -15,6 +15,10 @@ typedef struct vgraph {
     uint8_t *returned;      /* named by the output node */
     int32_t *family;        /* in-place family id (union-find root) */
     bool map_body;          /* body of a map/scan node somewhere */
+    /* lazily, at the first lifetime that differs from first/last: each
+     * tensor's range stretched over the tensors stored in it
+     * (mp_storage_lives), n_tensors starts then n_tensors ends; NULL before */
+    int32_t *stretched;
 } vgraph;
 
 void mp_v_graph_facts(const mp_graphdef *g, bool per_device, vgraph *vg);
