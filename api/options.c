@@ -40,10 +40,10 @@ static int set_number(mp_options *o, const char *name, const char *value, mp_err
         if (!mp_decimal_in(value, !strcmp(name, "exact_ms"), 3600000, &v)) return bad(err, name, value, "a number of ms up to 3600000");
         *(!strcmp(name, "budget_ms") ? &o->budget_ms : &o->exact_ms) = (uint32_t)v;
     } else if (!strcmp(name, "et_upstream")) {
-        if (!mp_decimal_in(value, 21616, 21840, &v) || (v != 21616 && v != 21840))
-            return bad(err, name, value, "an ExecuTorch PR memplan applies (21616, 21840)");
+        if (!mp_decimal_in(value, 21616, 21840, &v) || !mp_upstream_bit(v))
+            return bad(err, name, value, "an ExecuTorch PR memplan applies (21616, 21821, 21840)");
         o->et_exact = true;
-        o->et_upstream |= v == 21616 ? MP_UPSTREAM_21616 : MP_UPSTREAM_21840;
+        o->et_upstream |= mp_upstream_bit(v);
     } else {
         return mp_err_set(err, MP_EFORMAT, "no option '%s'", name);
     }
@@ -97,9 +97,7 @@ int mp_options_get(const mp_options *o, const char *name, mp_buf *out, mp_err *e
     else if (!strcmp(name, "spill_order")) mp_buf_puts(out, o->spill_order == MP_SPILL_PROGRAM ? "program" : "value");
     else if (!strcmp(name, "banks")) mp_banks_write(&o->banks, ',', '=', out);
     else if (!strcmp(name, "et_upstream"))
-        mp_buf_puts(out, o->et_upstream == (MP_UPSTREAM_21616 | MP_UPSTREAM_21840) ? "21616,21840"
-                         : o->et_upstream & MP_UPSTREAM_21616 ? "21616"
-                         : o->et_upstream & MP_UPSTREAM_21840 ? "21840" : "");
+        mp_upstream_write(o->et_upstream, "", ",", out);
     else return mp_err_set(err, MP_EFORMAT, "no option '%s'", name);
     return out->failed ? mp_err_set(err, MP_ENOMEM, "out of memory") : MP_OK;
 }

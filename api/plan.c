@@ -4,6 +4,7 @@
  * mp_plan_program_alone runs the planner without the portfolio. */
 #include "internal.h"
 #include "api.h"
+#include "ref.h"
 
 typedef struct plan_call {
     const mp_program *prog;
@@ -49,7 +50,9 @@ static mp_plan *plan_checked(const mp_program *prog, const mp_options *opts, boo
                      "each method on its own): plan it with --algo opt", pl->name);
         return NULL;
     }
-    if (o.banks.n && !(pl->caps & MP_CAP_BANKS)) { /* first: whatever its other options */
+    /* ExecuTorch's greedy plans over a memory map since PR #21821 (banked greedy) */
+    bool banked = o.et_exact && (o.et_upstream & MP_UPSTREAM_21821) && pl->plan == mp_ref_greedy_plan;
+    if (o.banks.n && !(pl->caps & MP_CAP_BANKS) && !banked) { /* first: whatever its other options */
         mp_err_limit(err, "planner '%s' has no memory map (banks); ExecuTorch's planners have none: plan "
                      "it with --algo opt", pl->name);
         return NULL;

@@ -54,6 +54,11 @@ void mp_graph_put_tensor(mp_buf *b, const char *name, uint64_t size, mp_device d
 /* The memory map (banks.c): written as NAME<kv>SIZE entries separated by
  * sep (' ' in a graph file's banks line, ',' in a plan's banks= field). */
 void mp_banks_write(const mp_banks *b, char sep, char kv, mp_buf *out);
+/* --et-upstream's pull requests (core/upstream.c): the MP_UPSTREAM_* bit of
+ * PR number pr, 0 for one memplan does not apply; and the numbers of a set
+ * of bits, in increasing order, `before` the first and `between` the rest. */
+uint32_t mp_upstream_bit(uint64_t pr);
+void mp_upstream_write(uint32_t set, const char *before, const char *between, mp_buf *out);
 /* The map a planning uses: the options', else the program file's. */
 const mp_banks *mp_banks_of(const mp_program *prog, const mp_options *o);
 /* Pinned offsets (pins.c).  A fixed region: lifetime [start, end]

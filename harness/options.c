@@ -16,7 +16,7 @@ static const mp_option_flag FLAGS[] = {
     {"--budget-ms", true, 0, 3600000, F_BUDGET},
     {"--exact-ms", true, 1, 3600000, F_EXACT_MS},
     {"--et-exact", false, 0, 0, F_ET},
-    {"--et-upstream", true, 21616, 21840, F_UPSTREAM},
+    {"--et-upstream", true, 21616, 21840, F_UPSTREAM}, /* the PRs: core/upstream.c */
     {"--exact", false, 0, 0, F_EXACT},
     {"--no-alloc-inputs", false, 0, 0, F_INPUTS},
     {"--no-alloc-outputs", false, 0, 0, F_OUTPUTS},
@@ -55,11 +55,11 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
     case F_EXACT_MS: o->exact_ms = (uint32_t)v; break;
     case F_ET: o->et_exact = true; break;
     case F_UPSTREAM: /* implies --et-exact */
-        if (v != 21616 && v != 21840)
-            return mp_err_set(err, MP_EFORMAT, "--et-upstream: no fix of ExecuTorch PR #%llu (21616, 21840)",
+        if (!mp_upstream_bit(v))
+            return mp_err_set(err, MP_EFORMAT, "--et-upstream: no fix of ExecuTorch PR #%llu (21616, 21821, 21840)",
                               (unsigned long long)v);
         o->et_exact = true;
-        o->et_upstream |= v == 21616 ? MP_UPSTREAM_21616 : MP_UPSTREAM_21840;
+        o->et_upstream |= mp_upstream_bit(v);
         break;
     case F_EXACT: o->exact = true; break;
     case F_INPUTS: o->alloc_inputs = false; break;
@@ -71,12 +71,15 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
 }
 
 void mp_options_to_args(const mp_options *o, char *buf, size_t n) {
-    int k = snprintf(buf, n, "--alignment %u%s%s%s%s%s%s%s%s", o->alignment,
+    mp_buf up;
+    mp_buf_init(&up);
+    mp_upstream_write(o->et_upstream, " --et-upstream ", " --et-upstream ", &up);
+    int k = snprintf(buf, n, "--alignment %u%s%s%s%s%s%s%s", o->alignment,
                      o->alloc_inputs ? "" : " --no-alloc-inputs", o->alloc_outputs ? "" : " --no-alloc-outputs",
                      o->alloc_mutable ? "" : " --no-alloc-mutable", o->per_device ? " --per-device" : "",
-                     o->et_exact ? " --et-exact" : "", o->et_upstream & MP_UPSTREAM_21616 ? " --et-upstream 21616" : "",
-                     o->et_upstream & MP_UPSTREAM_21840 ? " --et-upstream 21840" : "",
+                     o->et_exact ? " --et-exact" : "", up.data && !up.failed ? up.data : "",
                      o->spill_order == MP_SPILL_PROGRAM ? " --spill-order program" : "");
+    mp_buf_free(&up);
     if (!o->banks.n || k < 0 || (size_t)k + 9 >= n) return;
     mp_buf b;
     mp_buf_init(&b);

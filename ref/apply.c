@@ -341,7 +341,9 @@ static int run_partition(run *R, int32_t gi, const int32_t *specs, uint32_t n,
     ref_part p = {g, specs, n, S->life.start, end, input, n_input,
                   greedy && mp_graph_has_xnnpack(g) ? 64 : 0, R->o->alignment,
                   R->o->et_exact, S->realigned, R->o->per_device && !R->o->et_exact,
-                  R->o->et_exact ? R->o->et_upstream : 0, S->pos};
+                  R->o->et_exact ? R->o->et_upstream : 0, S->pos,
+                  greedy && R->o->et_exact && (R->o->et_upstream & MP_UPSTREAM_21821) && R->o->banks.n
+                      ? &R->o->banks : NULL};
     int rc = greedy ? mp_ref_greedy(&p, res, R->err) : mp_ref_naive(&p, res, R->err);
     if (rc) return rc;
     for (uint32_t i = 0; i < n; i++) {

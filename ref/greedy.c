@@ -259,6 +259,110 @@ static int place_all(gctx *c) {
     return rc;
 }
 
+/* ------------------------------------------------------ banked greedy */
+
+/* ExecuTorch PR #21821 (exir/banked_memory_planning.py, BankedGreedy):
+ * greedy over a memory map.  Pins (a mem_id set) go first, into their
+ * bank by pick_shared_obj, charged against its capacity when they open an
+ * object; then every other spec, largest first, into the first bank (in
+ * the map's order) that holds it for free (_reusable_object: an object it
+ * fits without growing) or has room for a new object; extra padding is
+ * charged with a bank's first object.  memplan's map numbers its banks 1..n
+ * in preference order and has no per-bank alignment (docs/deviations.md). */
+
+typedef struct bank_use {
+    uint64_t used[MP_MAX_BANKS + 1];
+} bank_use;
+
+static bool bank_takes(const gctx *c, const bank_use *u, uint32_t b, uint64_t cost) {
+    uint64_t after;
+    return mp_add_u64(u->used[b], cost, &after) && after <= c->p->banks->bank[b - 1].capacity;
+}
+
+/* _reusable_object: an object of bank b that holds position i as it is. */
+static bool reuse_in(gctx *c, uint32_t b, uint32_t i) {
+    uint32_t *list = c->pool_objs[b];
+    for (uint32_t k = 0; k < c->pool_n[b]; k++)
+        if (c->objs[list[k]].size >= c->size[i] && !meets(c, list[k], i)) return put(c, i, list[k], 0) == MP_OK;
+    for (uint32_t k = 0; k < c->pool_n[b]; k++) {
+        uint64_t max_off = top(c, list[k], i);
+        if (max_off > 0 && max_off + c->size[i] <= c->objs[list[k]].size) return put(c, i, list[k], max_off) == MP_OK;
+    }
+    return false;
+}
+
+static int place_pin(gctx *c, bank_use *u, uint32_t i) {
+    const mp_banks *bk = c->p->banks;
+    uint32_t b = c->pool[i], before;
+    const char *name = c->p->g->tensors[c->p->specs[i]].name;
+    if (b > bk->n)
+        return mp_err_set(c->err, MP_EPLAN, "tensor '%s' has mem_id=%u, past the memory map's %u bank%s (ExecuTorch's "
+                          "banked greedy lays such a pin out unbudgeted; memplan's map has no undeclared pools)",
+                          name, b, bk->n, bk->n == 1 ? "" : "s");
+    before = c->pool_n[b];
+    int rc = pick(c, i);
+    if (rc || c->pool_n[b] == before) return rc; /* rode along inside an object already there */
+    uint64_t cost = c->size[i] + (c->pool_n[b] == 1 ? c->p->padding : 0);
+    if (!bank_takes(c, u, b, cost))
+        return mp_err_set(c->err, MP_EPLAN, "banked greedy: a %llu-byte buffer ('%s') is pinned to bank %s (mem_id=%u), "
+                          "which has %llu of %llu bytes left; a pinned buffer has no fallback bank",
+                          (unsigned long long)c->size[i], name, bk->bank[b - 1].name, b,
+                          (unsigned long long)(bk->bank[b - 1].capacity - u->used[b]),
+                          (unsigned long long)bk->bank[b - 1].capacity);
+    u->used[b] += cost;
+    return MP_OK;
+}
+
+static int place_free(gctx *c, bank_use *u, uint32_t i) {
+    const mp_banks *bk = c->p->banks;
+    for (uint32_t b = 1; b <= bk->n; b++) {
+        c->pool[i] = b;
+        if (reuse_in(c, b, i)) return MP_OK;
+        uint64_t cost = c->size[i] + (c->pool_n[b] ? 0 : c->p->padding);
+        if (bank_takes(c, u, b, cost)) {
+            u->used[b] += cost;
+            return put(c, i, new_obj(c, b, c->size[i]), 0);
+        }
+    }
+    char left[MP_MAX_BANKS * (MP_MAX_BANK_NAME + 48)];
+    size_t at = 0;
+    for (uint32_t b = 1; b <= bk->n && at < sizeof left; b++)
+        at += (size_t)snprintf(left + at, sizeof left - at, "%s%s %llu of %llu free", b > 1 ? ", " : "",
+                               bk->bank[b - 1].name, (unsigned long long)(bk->bank[b - 1].capacity - u->used[b]),
+                               (unsigned long long)bk->bank[b - 1].capacity);
+    return mp_err_set(c->err, MP_EPLAN, "banked greedy: no bank can hold a %llu-byte buffer ('%s'): %s",
+                      (unsigned long long)c->size[i], c->p->g->tensors[c->p->specs[i]].name, left);
+}
+
+static int place_banked(gctx *c) {
+    reset_objects(c);
+    c->indexed = false; /* scans: the reference as ExecuTorch writes it */
+    bank_use u;
+    memset(&u, 0, sizeof u);
+    for (uint32_t b = 1; b <= c->p->banks->n; b++) u.used[b] = b < c->p->n_input ? c->p->input[b] : 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->p->g->tensors[c->p->specs[i]].device.type != MP_DEV_CPU)
+            return mp_err_set(c->err, MP_EPLAN, "banked greedy plans CPU tensors only ('%s' is not): a memory map "
+                              "is one address space", c->p->g->tensors[c->p->specs[i]].name);
+    uint32_t *deferred = mp_xmalloc((c->n + 1) * sizeof *deferred), nd = 0;
+    int rc = MP_OK;
+    for (int pass = 0; pass < 2 && rc == MP_OK; pass++) /* the pins, then the rest */
+        for (uint32_t k = 0; k < c->n && rc == MP_OK; k++) {
+            uint32_t i = c->order[k];
+            const mp_tensor *t = &c->p->g->tensors[c->p->specs[i]];
+            if (t->inplace_base >= 0) {
+                if (pass) deferred[nd++] = i;
+            } else if (!pass && t->mem_id) {
+                rc = place_pin(c, &u, i);
+            } else if (pass && !t->mem_id) {
+                rc = place_free(c, &u, i);
+            }
+        }
+    if (rc == MP_OK) rc = resolve_inplace(c, deferred, nd);
+    mp_xfree(deferred);
+    return rc;
+}
+
 /* _compute_total_sizes: lay each pool's objects out after its reservation. */
 static int totals(gctx *c, ref_result *r) {
     const ref_part *p = c->p;
@@ -266,6 +370,7 @@ static int totals(gctx *c, ref_result *r) {
     for (uint32_t pl = 1; pl <= c->max_pool; pl++)
         if (c->pool_n[pl]) n_bufs = pl + 1;
     bool any = n_bufs > 0;
+    if (p->banks && n_bufs < p->banks->n + 1) n_bufs = p->banks->n + 1; /* every declared bank */
     if (!p->et) { /* repair D1, D3: keep every reserved buffer, at least 2 */
         if (n_bufs < p->n_input) n_bufs = p->n_input;
         if (n_bufs < 2) n_bufs = 2;
@@ -277,7 +382,7 @@ static int totals(gctx *c, ref_result *r) {
     for (uint32_t pl = 1; pl < n_bufs; pl++) {
         uint64_t reserved = pl < p->n_input ? p->input[pl] : 0;
         if (pl > c->max_pool || !c->pool_n[pl]) {
-            if (!p->et) r->bufs[pl] = reserved; /* repair D1, D3 */
+            if (!p->et || p->banks) r->bufs[pl] = reserved; /* repair D1, D3; a declared bank's reservation */
             continue;
         }
         bool fits = true;
@@ -483,8 +588,13 @@ int mp_ref_greedy(const ref_part *p, ref_result *r, mp_err *err) {
         p->realigned[t] = 1;
     }
     mp_ref_result_init(r, p->n);
-    int rc = place_all(&c);
+    int rc = p->banks ? place_banked(&c) : place_all(&c);
     if (rc == MP_OK) rc = totals(&c, r);
+    for (uint32_t b = 1; rc == MP_OK && p->banks && b <= p->banks->n; b++) /* _check_capacity's backstop */
+        if (b < r->n_bufs && r->bufs[b] > p->banks->bank[b - 1].capacity)
+            rc = mp_err_set(err, MP_EPLAN, "banked greedy: bank %s needs %llu bytes but holds %llu",
+                            p->banks->bank[b - 1].name, (unsigned long long)r->bufs[b],
+                            (unsigned long long)p->banks->bank[b - 1].capacity);
     /* repair D5: re-place with conflicting families' lifetimes extended;
      * if that still conflicts, extend every family (then nothing can). */
     for (int round = 0; rc == MP_OK && !p->et && round < 2; round++) {

@@ -26,6 +26,7 @@ typedef struct ref_part {
     uint32_t upstream; /* et: MP_UPSTREAM_* fixes applied */
     int32_t *pos;      /* per tensor scratch, -1 on entry and on return: a partition
                         * of a graph with many costs its own size, not the graph's */
+    const mp_banks *banks; /* greedy over a memory map (PR #21821, banked.c), else NULL */
 } ref_part;
 
 typedef struct ref_result {
