@@ -523,6 +523,7 @@ static void setup(gctx *c, const ref_part *p, mp_err *err) {
         c->pool[i] = t->mem_id ? t->mem_id : 1;
         if (c->pool[i] > c->max_pool) c->max_pool = c->pool[i];
     }
+    if (p->banks && p->banks->n > c->max_pool) c->max_pool = p->banks->n; /* pools a spec may spill to */
     c->pool_objs = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_objs);
     c->pool_n = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_n);
     c->pool_cap = mp_xcalloc(c->max_pool + 1, sizeof *c->pool_cap);

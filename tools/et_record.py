@@ -360,7 +360,7 @@ class Builder:
 
 # ------------------------------------------------------------- planning --
 
-def algorithm(et, name):
+def algorithm(et, name, opts_banks=None):
     """ExecuTorch's greedy or naive, or memplan's adapter (memplan:NAME:
     python/memplan/executorch.py, planner NAME) in their place."""
     if name == "memplan:safe":  # the smallest valid of memplan's opt and greedy and ExecuTorch's greedy
@@ -371,7 +371,32 @@ def algorithm(et, name):
         import memplan.executorch
 
         return memplan.executorch.algorithm(name.split(":", 1)[1])
+    if name == "greedy" and opts_banks:  # PR #21821: greedy over a memory map
+        return banked_greedy(et, opts_banks)
     return et.greedy if name == "greedy" else et.naive
+
+
+def banked_greedy(et, spec):
+    """BankedGreedy (exir/banked_memory_planning.py, PR #21821) over the map
+    SPEC ("NAME=SIZE,...", memplan's --banks: bank k is mem_id k, in that
+    order of preference)."""
+    _package("executorch.exir.passes", os.path.join(os.path.dirname(et.__file__), "passes"))
+    _stand_in_module("executorch.exir.passes.memory_planning_pass", MemoryPlanningPass=object)
+    banked = importlib.import_module("executorch.exir.banked_memory_planning")
+    banks = []
+    for k, (name, size) in enumerate(bank_list(spec)):
+        banks.append(banked.Bank(name=name, size=size, mem_id=k + 1))
+    return banked.BankedGreedy(banked.TargetMemoryMap(banks))
+
+
+def bank_list(spec):
+    """[(name, bytes)] of a --banks value ("sram=64K,psram:8M")."""
+    out = []
+    for entry in spec.split(","):
+        name, _, size = entry.replace(":", "=").partition("=")
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(size[-1:], 1)
+        out.append((name, int(size.rstrip("KMGT")) * mult))
+    return out
 
 
 def verify(et, entry, builder, opts):
@@ -397,7 +422,7 @@ def verify(et, entry, builder, opts):
 
 def plan(et, builder, opts):
     """ExecuTorch's apply_algo on the entry graph, as MemoryPlanningPass runs it."""
-    algo = et.MemoryPlanningAlgorithmSuite(algo_list=[algorithm(et, opts.algo)])
+    algo = et.MemoryPlanningAlgorithmSuite(algo_list=[algorithm(et, opts.algo, opts.banks)])
     entry = builder.module(builder.order[0])
     kwargs = {}
     if opts.per_device:
@@ -467,7 +492,8 @@ def write_plan(et, builder, opts):
     lines = ["memplan-plan 1",
              "options alignment=%d alloc_inputs=%d alloc_outputs=%d alloc_mutable=%d per_device=%d algo=%s" % (
                  opts.alignment, not opts.no_alloc_inputs, not opts.no_alloc_outputs, not opts.no_alloc_mutable,
-                 opts.per_device, algo)]
+                 opts.per_device, algo) + ("" if not opts.banks else " banks=" + ",".join(
+                     "%s:%d" % b for b in bank_list(opts.banks)))]
     for i, name in enumerate(reachable(builder)):
         gm, specs = builder.modules[name], builder.specs[name]
         lines += ["graph " + name, "buffers " + " ".join(str(s) for s in buffer_sizes(gm, specs, i == 0)),
@@ -491,6 +517,8 @@ def parse_args(argv):
                         "memplan:safe (the smallest valid of memplan's opt and greedy and ExecuTorch's greedy)")
     p.add_argument("--verify", action="store_true", help="then run ExecuTorch's Verifier on the plan (exit 1: rejected)")
     p.add_argument("--alignment", type=int, default=16)
+    p.add_argument("--banks", help="a memory map (NAME=SIZE,...): ExecuTorch's banked greedy (PR #21821's checkout)")
+    p.add_argument("--et-upstream", action="append", default=[], help="accepted and ignored (the checkout is the PR)")
     p.add_argument("--no-alloc-inputs", action="store_true")
     p.add_argument("--no-alloc-outputs", action="store_true")
     p.add_argument("--no-alloc-mutable", action="store_true")
