@@ -17,6 +17,11 @@
  *   Past the threshold the promise rests on the planner alone (the
  *   harness checks it at every size).
  *
+ * - The same planner over a memory map: ExecuTorch's banked greedy (PR
+ *   #21821) with that map, verified, on a small program wherever it needs
+ *   fewer bytes, and at any size where the planner finds the map too small
+ *   (issue 48: opt never worse than banked greedy, and plans where it does).
+ *
  * A candidate chosen for another planner carries that planner's name,
  * options and notes: the plan says who was asked, not who answered. */
 #include "internal.h"
@@ -53,6 +58,27 @@ static mp_plan *greedy_plan(const mp_program *prog, const mp_options *o) {
     return mp_ref_greedy_plan(prog, &go, &err);
 }
 
+/* ExecuTorch's plan (by planner `algo`) when it is valid and not
+ * wasteful, else NULL. */
+static mp_plan *valid_et_plan(const mp_program *prog, const mp_options *o, uint32_t algo) {
+    mp_options et = *o;
+    et.et_exact = true;
+    et.algo = algo;
+    if (o->banks.n) et.et_upstream |= MP_UPSTREAM_21821; /* over a memory map: ExecuTorch's banked greedy */
+    mp_err err;
+    mp_plan *plan = mp_planner_get(algo)->plan(prog, &et, &err);
+    if (!plan) return NULL;
+    mp_verify_report r;
+    bool keep = mp_verify(prog, plan, &r, &err) == MP_OK && r.n_warnings == 0;
+    mp_verify_report_free(&r);
+    if (!keep) {
+        mp_plan_free(plan);
+        return NULL;
+    }
+    plan->opts.et_exact = false;
+    return plan;
+}
+
 /* The planner of o->algo, and the reference greedy beside a NO_WORSE one:
  * in its place past 64 bits (each of its constructions can overflow where
  * greedy's objects still end by 2^64 - 1, so it never refuses a graph
@@ -61,7 +87,15 @@ static mp_plan *greedy_plan(const mp_program *prog, const mp_options *o) {
 mp_plan *mp_portfolio_planner(const mp_program *prog, const mp_options *o, mp_err *err) {
     const mp_planner *pl = mp_planner_get(o->algo);
     mp_plan *mine = pl->plan(prog, o, err);
-    if (!(pl->caps & MP_CAP_NO_WORSE) || o->banks.n) return mine; /* greedy has no memory map */
+    if ((pl->caps & MP_CAP_NO_WORSE) && o->banks.n && !mine) { /* the map: where banked greedy fits it */
+        mp_plan *banked = valid_et_plan(prog, o, MP_ALGO_GREEDY);
+        if (!banked) return NULL; /* keep the planner's own message */
+        mp_err_clear(err);
+        banked->opts = *o;
+        relabel(banked, o, pl, NULL);
+        return banked;
+    }
+    if (!(pl->caps & MP_CAP_NO_WORSE) || o->banks.n) return mine; /* the reference greedy has no memory map */
     if (!mine) {
         if (!err->limit) return NULL;
         mp_plan *greedy = greedy_plan(prog, o);
@@ -84,24 +118,38 @@ mp_plan *mp_portfolio_planner(const mp_program *prog, const mp_options *o, mp_er
     return greedy;
 }
 
-/* ExecuTorch's plan (by planner `algo`) when it is valid and not
- * wasteful, else NULL. */
-static mp_plan *valid_et_plan(const mp_program *prog, const mp_options *o, uint32_t algo) {
-    mp_options et = *o;
-    et.et_exact = true;
-    et.algo = algo;
-    mp_err err;
-    mp_plan *plan = mp_planner_get(algo)->plan(prog, &et, &err);
-    if (!plan) return NULL;
-    mp_verify_report r;
-    bool keep = mp_verify(prog, plan, &r, &err) == MP_OK && r.n_warnings == 0;
-    mp_verify_report_free(&r);
-    if (!keep) {
-        mp_plan_free(plan);
-        return NULL;
+/* Planner pl's layout of the banks another plan chose: each tensor of the
+ * program that has bytes of its own pinned (mem_id) to the bank it has in
+ * `in`, so that pl packs every bank, which it does at or near its bound.
+ * NULL when pl refuses it. */
+static mp_plan *repack(const mp_program *prog, const mp_options *o, const mp_plan *in, const mp_planner *pl) {
+    mp_program *q = mp_program_tensors_copy(prog);
+    for (uint32_t b = 0; b < in->n_graphs; b++) {
+        const mp_graph_plan *gp = &in->graphs[b];
+        if (gp->graph < 0) continue;
+        mp_tensor *ts = q->graphs[gp->graph].tensors;
+        for (uint32_t a = 0; a < gp->n_allocs; a++) {
+            const mp_alloc *x = &gp->allocs[a];
+            if (x->tensor >= 0 && ts[x->tensor].inplace_base < 0) ts[x->tensor].mem_id = (uint32_t)x->mem_id;
+        }
     }
-    plan->opts.et_exact = false;
-    return plan;
+    mp_err err;
+    mp_plan *p = pl->plan(q, o, &err);
+    mp_program_tensors_copy_free(q);
+    return p;
+}
+
+/* The smaller of plan and cand (cand freed, or plan: ties keep plan),
+ * cand handed out as planner pl's with options o. */
+static mp_plan *smaller(mp_plan *plan, mp_plan *cand, const mp_options *o, const mp_planner *pl) {
+    if (!cand || mp_plan_total_bytes(cand) >= mp_plan_total_bytes(plan)) {
+        mp_plan_free(cand);
+        return plan;
+    }
+    cand->opts = *o;
+    relabel(cand, o, pl, plan->notes);
+    mp_plan_free(plan);
+    return cand;
 }
 
 /* The whole program's candidates after the planner's plan: ExecuTorch's
@@ -123,12 +171,7 @@ mp_plan *mp_portfolio_choose(const mp_program *prog, const mp_options *o, mp_pla
     while (ref < mp_planner_count() && !(mp_planner_get(ref)->caps & MP_CAP_REFERENCE)) ref++;
     if (ref == mp_planner_count() || !(mp_planner_get(ref)->caps & MP_CAP_ET_EXACT)) return plan;
     mp_plan *et = valid_et_plan(prog, o, ref);
-    if (!et || mp_plan_total_bytes(et) >= mp_plan_total_bytes(plan)) {
-        mp_plan_free(et);
-        return plan;
-    }
-    et->opts = *o;
-    relabel(et, o, pl, plan->notes);
-    mp_plan_free(plan);
-    return et;
+    if (et && o->banks.n && prog->n_entries <= 1) /* the banks greedy chose, packed by the planner */
+        plan = smaller(plan, repack(prog, o, et, pl), o, pl);
+    return smaller(plan, et, o, pl);
 }

@@ -160,30 +160,12 @@ static int64_t total_of(const mp_plan *plan) {
     return (int64_t)t;
 }
 
-/* The program again, without in-place sharing (every tensor its own):
- * each graph's tensors copied with no in-place base, everything else
- * (names, nodes, methods) borrowed from prog, which outlives the copy.
- * Free with free_copy. */
+/* The program again, without in-place sharing (every tensor its own). */
 static mp_program *without_inplace(const mp_program *prog) {
-    mp_program *q = mp_xcalloc(1, sizeof *q);
-    *q = *prog;
-    q->arena = NULL;
-    q->graphs = mp_xcalloc((size_t)prog->n_graphs + 1, sizeof *q->graphs);
-    for (uint32_t gi = 0; gi < prog->n_graphs; gi++) {
-        const mp_graphdef *g = &prog->graphs[gi];
-        mp_tensor *t = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *t);
-        memcpy(t, g->tensors, g->n_tensors * sizeof *t);
-        for (uint32_t i = 0; i < g->n_tensors; i++) t[i].inplace_base = -1;
-        q->graphs[gi] = *g;
-        q->graphs[gi].tensors = t;
-    }
+    mp_program *q = mp_program_tensors_copy(prog);
+    for (uint32_t gi = 0; gi < q->n_graphs; gi++)
+        for (uint32_t i = 0; i < q->graphs[gi].n_tensors; i++) q->graphs[gi].tensors[i].inplace_base = -1;
     return q;
-}
-
-static void free_copy(mp_program *q) {
-    for (uint32_t gi = 0; gi < q->n_graphs; gi++) mp_xfree(q->graphs[gi].tensors);
-    mp_xfree(q->graphs);
-    mp_xfree(q);
 }
 
 static void other_way(const mp_program *prog, const mp_options *o, int64_t total, cost *c) {
@@ -207,7 +189,7 @@ static void option_costs(const mp_program *prog, const mp_plan *plan, const mp_o
     c[1] = (cost){"in-place", "shared", "each its own", false, 0};
     mp_program *q = without_inplace(prog);
     other_way(q, &x, total, &c[1]);
-    free_copy(q);
+    mp_program_tensors_copy_free(q);
     c[2] = (cost){"per-device", o->per_device ? "on" : "off", o->per_device ? "off" : "on", false, 0};
     x.per_device = !o->per_device;
     other_way(prog, &x, total, &c[2]);

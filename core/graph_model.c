@@ -141,3 +141,25 @@ uint64_t *mp_graph_times(const mp_graphdef *g) {
     for (uint32_t i = 0; i < g->n_nodes; i++) t[i + 1] = t[i] + (g->nodes[i].span ? g->nodes[i].span : 1);
     return t;
 }
+
+mp_program *mp_program_tensors_copy(const mp_program *prog) {
+    mp_program *q = mp_xcalloc(1, sizeof *q);
+    *q = *prog;
+    q->arena = NULL;
+    q->graphs = mp_xcalloc((size_t)prog->n_graphs + 1, sizeof *q->graphs);
+    for (uint32_t gi = 0; gi < prog->n_graphs; gi++) {
+        const mp_graphdef *g = &prog->graphs[gi];
+        mp_tensor *t = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *t);
+        memcpy(t, g->tensors, g->n_tensors * sizeof *t);
+        q->graphs[gi] = *g;
+        q->graphs[gi].tensors = t;
+    }
+    return q;
+}
+
+void mp_program_tensors_copy_free(mp_program *q) {
+    if (!q) return;
+    for (uint32_t gi = 0; gi < q->n_graphs; gi++) mp_xfree(q->graphs[gi].tensors);
+    mp_xfree(q->graphs);
+    mp_xfree(q);
+}

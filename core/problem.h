@@ -142,6 +142,11 @@ int mp_inplace_fits(const mp_graphdef *g, int32_t t, uint64_t size, uint64_t bas
  * members' own.  Linear in the tensors. */
 void mp_storage_lives(const mp_graphdef *g, bool per_device, const int32_t *start, const int32_t *end,
                       int32_t *ext_start, int32_t *ext_end);
+/* The program with its own copy of every graph's tensors, to change them
+ * (an in-place base, a pool); names, nodes and methods borrowed from prog,
+ * which outlives the copy.  Free with mp_program_tensors_copy_free. */
+mp_program *mp_program_tensors_copy(const mp_program *prog);
+void mp_program_tensors_copy_free(mp_program *q);
 /* The end of every element's chain through next[] (next[i] < 0 ends a
  * chain) into end[], -1 for an element that reaches a cycle; each chain is
  * walked once, so n elements cost O(n). */

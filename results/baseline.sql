@@ -674,7 +674,7 @@ INSERT INTO baseline VALUES('h1-217','tflm','--alignment 16 --no-alloc-outputs -
 INSERT INTO baseline VALUES('h1-218','bestfit','--alignment 16 --no-alloc-mutable --banks fast=4194304,mid=16777216,slow=unlimited --profile mixed --tensors 21 --depth 3 --devices cpu:0',11633120,11633120,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-218','greedy','--alignment 16 --no-alloc-mutable --banks fast=4194304,mid=16777216,slow=unlimited --profile mixed --tensors 21 --depth 3 --devices cpu:0',0,0,0.000000,'refused');
 INSERT INTO baseline VALUES('h1-218','naive','--alignment 16 --no-alloc-mutable --banks fast=4194304,mid=16777216,slow=unlimited --profile mixed --tensors 21 --depth 3 --devices cpu:0',0,0,0.000000,'refused');
-INSERT INTO baseline VALUES('h1-218','opt','--alignment 16 --no-alloc-mutable --banks fast=4194304,mid=16777216,slow=unlimited --profile mixed --tensors 21 --depth 3 --devices cpu:0',11633120,11633120,1.000000,'valid');
+INSERT INTO baseline VALUES('h1-218','opt','--alignment 16 --no-alloc-mutable --banks fast=4194304,mid=16777216,slow=unlimited --profile mixed --tensors 21 --depth 3 --devices cpu:0',11616320,11616320,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-218','tflm','--alignment 16 --no-alloc-mutable --banks fast=4194304,mid=16777216,slow=unlimited --profile mixed --tensors 21 --depth 3 --devices cpu:0',11633120,11633120,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-219','bestfit','--alignment 8 --profile methods --tensors 180 --depth 2 --devices cpu:0',6488064,6488064,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-219','greedy','--alignment 8 --profile methods --tensors 180 --depth 2 --devices cpu:0',0,0,0.000000,'refused');
@@ -1389,7 +1389,7 @@ INSERT INTO baseline VALUES('h1-77','tflm','--alignment 4 --no-alloc-outputs --p
 INSERT INTO baseline VALUES('h1-78','bestfit','--alignment 16 --no-alloc-outputs --spill-order program --banks fast=262144,mid=1048576,slow=unlimited --profile deep --tensors 222 --depth 1 --devices cpu:0',5453968,5453968,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-78','greedy','--alignment 16 --no-alloc-outputs --spill-order program --banks fast=262144,mid=1048576,slow=unlimited --profile deep --tensors 222 --depth 1 --devices cpu:0',0,0,0.000000,'refused');
 INSERT INTO baseline VALUES('h1-78','naive','--alignment 16 --no-alloc-outputs --spill-order program --banks fast=262144,mid=1048576,slow=unlimited --profile deep --tensors 222 --depth 1 --devices cpu:0',0,0,0.000000,'refused');
-INSERT INTO baseline VALUES('h1-78','opt','--alignment 16 --no-alloc-outputs --spill-order program --banks fast=262144,mid=1048576,slow=unlimited --profile deep --tensors 222 --depth 1 --devices cpu:0',5453968,5453968,1.000000,'valid');
+INSERT INTO baseline VALUES('h1-78','opt','--alignment 16 --no-alloc-outputs --spill-order program --banks fast=262144,mid=1048576,slow=unlimited --profile deep --tensors 222 --depth 1 --devices cpu:0',4851856,4851856,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-78','tflm','--alignment 16 --no-alloc-outputs --spill-order program --banks fast=262144,mid=1048576,slow=unlimited --profile deep --tensors 222 --depth 1 --devices cpu:0',5453968,5453968,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-79','bestfit','--alignment 64 --per-device --profile mixed --tensors 131 --depth 0 --devices cpu:0,cuda:0',177229952,174778688,1.014025,'valid');
 INSERT INTO baseline VALUES('h1-79','greedy','--alignment 64 --per-device --profile mixed --tensors 131 --depth 0 --devices cpu:0,cuda:0',177380096,174778688,1.014884,'valid');
