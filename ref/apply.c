@@ -298,11 +298,141 @@ static int plan_node(run *R, const mp_node *nd, int depth, bool map_kind, u64vec
     return MP_OK;
 }
 
+/* ---------------------------------------------- PR #21818 (D14 fix) */
+
+/* ExecuTorch PR #21818 (open): each control-flow node's sub-graph memory is
+ * one region per buffer, live at the node (a cond's until its results'
+ * last use, as MoveCall lets them escape), placed first-fit among the
+ * regions of earlier nodes it is live with; its sub-graphs' offsets move by
+ * the region's.  One region of a buffer: */
+typedef struct region {
+    int32_t start, end; /* inclusive node range */
+    uint64_t offset, size;
+} region;
+
+typedef struct regions {
+    region *v;
+    uint32_t n, cap;
+} regions;
+
+static int cmp_region(const void *a, const void *b) {
+    const region *x = a, *y = b;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return (x->size > y->size) - (x->size < y->size);
+}
+
+/* _allocate_submodule_buffer: the lowest offset from 0 up, past the
+ * regions live with [start, end] in offset order, where size fits. */
+static uint64_t first_fit(regions *rs, int32_t start, int32_t end, uint64_t size) {
+    region *live = mp_xmalloc(((size_t)rs->n + 1) * sizeof *live);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < rs->n; k++) /* Verifier.has_overlap: inclusive; an empty interval meets none */
+        if (start <= end && rs->v[k].start <= rs->v[k].end && start <= rs->v[k].end && rs->v[k].start <= end)
+            live[n++] = rs->v[k];
+    qsort(live, n, sizeof *live, cmp_region);
+    uint64_t at = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (at + size <= live[k].offset) break;
+        if (live[k].offset + live[k].size > at) at = live[k].offset + live[k].size;
+    }
+    mp_xfree(live);
+    region r = {start, end, at, size};
+    MP_VEC_PUSH(rs->v, rs->n, rs->cap, r);
+    return at;
+}
+
+/* _shift_submodule_allocations: every planned tensor of graph gi and of
+ * each graph it runs (each once per call: seen) moves by delta[mem_id];
+ * a spec in a buffer the node's sub-graphs did not size is ExecuTorch's
+ * InternalError.  The graph's buffers stay what its planning said
+ * (non_const_buffer_sizes), and reach as far as its tensors now do. */
+static int shift_once(run *R, int32_t gi, const u64vec *delta, uint8_t *seen) {
+    if (seen[gi]) return MP_OK;
+    seen[gi] = 1;
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    gstate *S = state_of(R, gi);
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        if (!S->planned[t]) continue;
+        if (S->mem_id[t] >= delta->n)
+            return mp_err_set(R->err, MP_EPLAN, "ExecuTorch (PR #21818) fails its assertion \"Missing submodule "
+                              "buffer offset for mem_id %llu\" at tensor '%s' of graph '%s'",
+                              (unsigned long long)S->mem_id[t], g->tensors[t].name, g->name);
+        S->offset[t] += delta->v[S->mem_id[t]];
+        if (S->mem_id[t] < S->n_bufs && S->offset[t] + S->size[t] > S->bufs[S->mem_id[t]])
+            S->bufs[S->mem_id[t]] = S->offset[t] + S->size[t];
+    }
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        for (int s = 0; s < 2 && g->nodes[i].sub[s] >= 0; s++) {
+            int rc = shift_once(R, g->nodes[i].sub[s], delta, seen);
+            if (rc) return rc;
+        }
+    return MP_OK;
+}
+
+/* The node range node i's region lives: the node, a cond's to the last use
+ * of its results. */
+static int32_t region_end(run *R, int32_t gi, uint32_t i) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    const mp_node *nd = &g->nodes[i];
+    const gstate *S = state_of(R, gi);
+    int32_t end = (int32_t)i, last = -1;
+    for (uint32_t k = 0; nd->kind == MP_NODE_COND && k < nd->n_out; k++)
+        if (S->life.end[g->tensors[nd->out[k]].root] > last) last = S->life.end[g->tensors[nd->out[k]].root];
+    return last >= 0 ? last : end;
+}
+
+static int plan_subgraphs_21818(run *R, int32_t gi, int depth, u64vec *merged) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    regions *rs = NULL;
+    uint32_t nrs = 0;
+    uint8_t *seen = mp_xmalloc((size_t)R->prog->n_graphs + 1);
+    int rc = MP_OK;
+    for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++) { /* every kind, in node order */
+        const mp_node *nd = &g->nodes[i];
+        if (nd->kind != MP_NODE_COND && nd->kind != MP_NODE_WHILE && nd->kind != MP_NODE_MAP && nd->kind != MP_NODE_SCAN)
+            continue;
+        u64vec sizes = {0};
+        rc = plan_node(R, nd, depth, nd->kind == MP_NODE_MAP || nd->kind == MP_NODE_SCAN, &sizes);
+        if (rc == MP_OK && sizes.n > nrs) {
+            rs = mp_xrealloc(rs, sizes.n * sizeof *rs);
+            memset(rs + nrs, 0, (sizes.n - nrs) * sizeof *rs);
+            nrs = sizes.n;
+        }
+        u64vec delta = {mp_xcalloc(sizes.n + 1, sizeof(uint64_t)), sizes.n};
+        for (uint32_t b = 1; rc == MP_OK && b < sizes.n; b++) {
+            if (!sizes.v[b]) continue;
+            delta.v[b] = first_fit(&rs[b], (int32_t)i, region_end(R, gi, i), sizes.v[b]);
+            uint64_t top;
+            if (!mp_add_u64(delta.v[b], sizes.v[b], &top)) {
+                rc = mp_err_limit(R->err, "graph '%s': a sub-graph region would end past 2^64", g->name);
+                break;
+            }
+            if (merged->n <= b) { /* bufsizes.extend([0] * ...) */
+                merged->v = mp_xrealloc(merged->v, (b + 1) * sizeof *merged->v);
+                memset(merged->v + merged->n, 0, (b + 1 - merged->n) * sizeof *merged->v);
+                merged->n = b + 1;
+            }
+            if (top > merged->v[b]) merged->v[b] = top;
+        }
+        for (int s = 0; rc == MP_OK && s < 2 && nd->sub[s] >= 0; s++) { /* each branch, the same one twice too */
+            memset(seen, 0, R->prog->n_graphs);
+            rc = shift_once(R, nd->sub[s], &delta, seen);
+        }
+        mp_xfree(delta.v);
+        mp_xfree(sizes.v);
+    }
+    for (uint32_t b = 0; b < nrs; b++) mp_xfree(rs[b].v);
+    mp_xfree(rs);
+    mp_xfree(seen);
+    return rc;
+}
+
 /* _apply_algo_to_submodules; the repaired mode also keeps each cond's
  * results apart from later sub-graphs (repair D14). */
 static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
     static const uint32_t kinds[] = {MP_NODE_COND, MP_NODE_WHILE, MP_NODE_MAP,
                                      MP_NODE_SCAN};
+    if (R->o->et_exact && (R->o->et_upstream & MP_UPSTREAM_21818)) return plan_subgraphs_21818(R, gi, depth, merged);
     const mp_graphdef *g = &R->prog->graphs[gi];
     const mp_escape *E = &state_of(R, gi)->keep;
     bool keep = !R->o->et_exact && E->any;

@@ -147,6 +147,17 @@ want "D12 under 21840" "$?" 3
 plan inplace_chain $U
 want "chain offsets" "$(for t in c d e; do field "$T/inplace_chain.mpp" $t offset; done | sort -u | wc -l)" 1
 
+# ExecuTorch PR #21818 (open; --et-upstream 21818): TestCond.
+# test_consecutive_cond_output_lifetime: the first cond's branch outputs
+# share no byte with the second's (they do at cff6f4dd32: D14); ExecuTorch's
+# own plan at the PR's head is consecutive_cond.u21818.mpp (tests/cli/run.sh)
+branch_y() { sed -n "/^graph $2\$/,/^end/s/^alloc y .*offset=\([0-9]*\) size=\([0-9]*\).*/\1 \2/p" "$1"; }
+apart() { set -- $(branch_y "$1" add1) $(branch_y "$1" add2); [ $(($1 + $2)) -le "$3" ] || [ $(($3 + $4)) -le "$1" ]; }
+plan consecutive_cond --et-exact --et-upstream 21818 --algo greedy
+apart "$T/consecutive_cond.mpp" && ok || bad "21818: the conds' branch outputs share bytes"
+"$M" plan --et-exact --algo greedy -o "$T/cc0.mpp" "$D/consecutive_cond.mpg"
+apart "$T/cc0.mpp" && bad "cff6f4dd32 keeps them apart: the scenario shows nothing" || ok
+
 # TestDeviceAwareMemoryPlanning (enable_non_cpu_memory_planning = --per-device)
 plan basic --et-exact --algo greedy --per-device            # test_cpu_only_unchanged
 want "cpu only buffers" "$(buffers "$T/basic.mpp" | cut -d' ' -f1)" 0
