@@ -40,8 +40,8 @@ static int set_number(mp_options *o, const char *name, const char *value, mp_err
         if (!mp_decimal_in(value, !strcmp(name, "exact_ms"), 3600000, &v)) return bad(err, name, value, "a number of ms up to 3600000");
         *(!strcmp(name, "budget_ms") ? &o->budget_ms : &o->exact_ms) = (uint32_t)v;
     } else if (!strcmp(name, "et_upstream")) {
-        if (!mp_decimal_in(value, 21616, 21840, &v) || !mp_upstream_bit(v))
-            return bad(err, name, value, "an ExecuTorch PR memplan applies (21616, 21821, 21840)");
+        if (!mp_decimal_in(value, 21494, 21840, &v) || !mp_upstream_bit(v))
+            return bad(err, name, value, "an ExecuTorch PR memplan applies (21494, 21616, 21818, 21821, 21840)");
         o->et_exact = true;
         o->et_upstream |= mp_upstream_bit(v);
     } else {

@@ -102,7 +102,8 @@ enum mp_upstream {
     MP_UPSTREAM_21616 = 1u << 0, /* every spec aligned before the algorithm (D6) */
     MP_UPSTREAM_21840 = 1u << 1, /* storage offsets; a base lives as long as its dependants (D5) */
     MP_UPSTREAM_21821 = 1u << 2, /* greedy over a memory map: banked greedy (--banks) */
-    MP_UPSTREAM_21818 = 1u << 3  /* each control-flow node's sub-graph region placed first-fit (D14) */
+    MP_UPSTREAM_21818 = 1u << 3, /* each control-flow node's sub-graph region placed first-fit (D14) */
+    MP_UPSTREAM_21494 = 1u << 4  /* sub-graphs start above earlier conds' live outputs (D14) */
 };
 
 struct mp_options {

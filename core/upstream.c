@@ -7,6 +7,7 @@
 static const struct {
     uint32_t pr, bit;
 } PRS[] = {
+    {21494, MP_UPSTREAM_21494},
     {21616, MP_UPSTREAM_21616},
     {21818, MP_UPSTREAM_21818},
     {21821, MP_UPSTREAM_21821},

@@ -16,7 +16,7 @@ static const mp_option_flag FLAGS[] = {
     {"--budget-ms", true, 0, 3600000, F_BUDGET},
     {"--exact-ms", true, 1, 3600000, F_EXACT_MS},
     {"--et-exact", false, 0, 0, F_ET},
-    {"--et-upstream", true, 21616, 21840, F_UPSTREAM}, /* the PRs: core/upstream.c */
+    {"--et-upstream", true, 21494, 21840, F_UPSTREAM}, /* the PRs: core/upstream.c */
     {"--exact", false, 0, 0, F_EXACT},
     {"--no-alloc-inputs", false, 0, 0, F_INPUTS},
     {"--no-alloc-outputs", false, 0, 0, F_OUTPUTS},
@@ -56,7 +56,7 @@ int mp_option_set(mp_options *o, const mp_option_flag *f, const char *value, mp_
     case F_ET: o->et_exact = true; break;
     case F_UPSTREAM: /* implies --et-exact */
         if (!mp_upstream_bit(v))
-            return mp_err_set(err, MP_EFORMAT, "--et-upstream: no fix of ExecuTorch PR #%llu (21616, 21821, 21840)",
+            return mp_err_set(err, MP_EFORMAT, "--et-upstream: no fix of ExecuTorch PR #%llu (21494, 21616, 21818, 21821, 21840)",
                               (unsigned long long)v);
         o->et_exact = true;
         o->et_upstream |= mp_upstream_bit(v);

@@ -305,7 +305,7 @@ MP_API void mp_options_free(mp_options *o);
  *   algo NAME (a planner of the table)   alignment N (1..2^30)
  *   alloc_inputs, alloc_outputs, alloc_mutable, per_device, et_exact,
  *   exact: 1 or 0 (true or false)        budget_ms N, exact_ms N
- *   et_upstream PR (21616, 21818, 21821 or 21840; adds to the set, implies et_exact)
+ *   et_upstream PR (21494, 21616, 21818, 21821 or 21840; adds to the set, implies et_exact)
  *   banks MAP ("sram=256K,dram=64M")     spill_order value|program
  * MP_EFORMAT naming the option on an unknown name or a bad value; the
  * options are then as before the call.  Names may be added, never taken

@@ -25,6 +25,11 @@ typedef struct gstate {
     uint64_t *bufs;
     mp_device *devs;
     uint32_t n_bufs;
+    /* PR #21494: the graph module's input_mem_buffer_sizes attribute, kept
+     * from one planning of the graph to the next as ExecuTorch keeps it */
+    uint64_t *ims;
+    uint32_t n_ims;
+    bool has_ims;
 } gstate;
 
 typedef struct run {
@@ -37,6 +42,8 @@ typedef struct run {
     mp_table table;
     bool naive; /* the naive algorithm, else greedy */
     int32_t *entry_mutable; /* D13: the entry's mutable placeholders, -1 ended; lazily */
+    const struct u64vec *pre; /* PR #21494: what the next apply() sets its graph's
+                               * input_mem_buffer_sizes to; NULL: leave it */
 } run;
 
 typedef struct u64vec {
@@ -427,12 +434,87 @@ static int plan_subgraphs_21818(run *R, int32_t gi, int depth, u64vec *merged) {
     return rc;
 }
 
+/* ---------------------------------------------- PR #21494 (D14 fix) */
+
+/* ExecuTorch PR #21494 (open, competing with #21818): control-flow nodes
+ * in node order; a node's sub-graphs are planned with a reservation (their
+ * input_mem_buffer_sizes) of the memory of earlier conds and whiles whose
+ * outputs are still live at it, and of the graph's own reservation, so
+ * they start above it; branches of one node share.  One earlier node: */
+typedef struct hop {
+    u64vec eff; /* its memory: the reservation it got and its sub-graphs' */
+    int32_t start, end;
+} hop;
+
+static void copy_into(u64vec *dst, const uint64_t *v, uint32_t n) {
+    mp_xfree(dst->v);
+    dst->v = mp_xmalloc(((size_t)n + 1) * sizeof *dst->v);
+    if (n) memcpy(dst->v, v, n * sizeof *dst->v);
+    dst->n = n;
+}
+
+/* One node's sub-graphs with reservation `in` (NULL: none set), their
+ * merged sizes into *sizes. */
+static int plan_node_with(run *R, const mp_node *nd, int depth, const u64vec *in, u64vec *sizes) {
+    bool map_kind = nd->kind == MP_NODE_MAP || nd->kind == MP_NODE_SCAN;
+    for (int s = 0; s < 2 && nd->sub[s] >= 0; s++) {
+        mp_alloc_flags sf = {map_kind, true, true};
+        u64vec sub = {0};
+        R->pre = in;
+        int rc = apply(R, nd->sub[s], sf, depth + 1, &sub);
+        R->pre = NULL;
+        if (rc == MP_OK) merge_into(sizes, sub.v, sub.n);
+        mp_xfree(sub.v);
+        if (rc) return rc;
+    }
+    return MP_OK;
+}
+
+static int plan_subgraphs_21494(run *R, int32_t gi, int depth, u64vec *merged) {
+    const mp_graphdef *g = &R->prog->graphs[gi];
+    const gstate *S = state_of(R, gi);
+    u64vec parent = {0};
+    if (S->has_ims) copy_into(&parent, S->ims, S->n_ims); /* parent_offset */
+    hop *hops = NULL;
+    uint32_t nh = 0, ch = 0;
+    int rc = MP_OK;
+    for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++) {
+        const mp_node *nd = &g->nodes[i];
+        bool arena = nd->kind == MP_NODE_COND || nd->kind == MP_NODE_WHILE; /* outputs in the sub-graph arena */
+        if (!arena && nd->kind != MP_NODE_MAP && nd->kind != MP_NODE_SCAN) continue;
+        int32_t end = (int32_t)i; /* _hop_output_last_use: its outputs' last use */
+        for (uint32_t k = 0; k < nd->n_out; k++)
+            if (S->life.end[g->tensors[nd->out[k]].root] > end) end = S->life.end[g->tensors[nd->out[k]].root];
+        u64vec overlap = {0}, sizes = {0}, eff = {0};
+        for (uint32_t k = 0; k < nh; k++)
+            if ((int32_t)i <= hops[k].end) merge_into(&overlap, hops[k].eff.v, hops[k].eff.n);
+        if (parent.n) merge_into(&overlap, parent.v, parent.n);
+        rc = plan_node_with(R, nd, depth, overlap.n ? &overlap : NULL, &sizes);
+        merge_into(&eff, overlap.v, overlap.n);
+        merge_into(&eff, sizes.v, sizes.n);
+        merge_into(merged, eff.v, eff.n);
+        if (arena) {
+            hop h = {eff, (int32_t)i, end};
+            MP_VEC_PUSH(hops, nh, ch, h);
+        } else {
+            mp_xfree(eff.v);
+        }
+        mp_xfree(overlap.v);
+        mp_xfree(sizes.v);
+    }
+    for (uint32_t k = 0; k < nh; k++) mp_xfree(hops[k].eff.v);
+    mp_xfree(hops);
+    mp_xfree(parent.v);
+    return rc;
+}
+
 /* _apply_algo_to_submodules; the repaired mode also keeps each cond's
  * results apart from later sub-graphs (repair D14). */
 static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
     static const uint32_t kinds[] = {MP_NODE_COND, MP_NODE_WHILE, MP_NODE_MAP,
                                      MP_NODE_SCAN};
     if (R->o->et_exact && (R->o->et_upstream & MP_UPSTREAM_21818)) return plan_subgraphs_21818(R, gi, depth, merged);
+    if (R->o->et_exact && (R->o->et_upstream & MP_UPSTREAM_21494)) return plan_subgraphs_21494(R, gi, depth, merged);
     const mp_graphdef *g = &R->prog->graphs[gi];
     const mp_escape *E = &state_of(R, gi)->keep;
     bool keep = !R->o->et_exact && E->any;
@@ -630,10 +712,27 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
                           "ExecuTorch's recursion would plan over %llu tensors",
                           (unsigned long long)R->work_limit);
     gstate *S = state_of(R, gi);
+    bool pr21494 = R->o->et_exact && (R->o->et_upstream & MP_UPSTREAM_21494);
+    if (pr21494 && R->pre) { /* _handle_submodule sets the attribute */
+        mp_xfree(S->ims);
+        S->ims = mp_xmalloc(((size_t)R->pre->n + 1) * sizeof *S->ims);
+        if (R->pre->n) memcpy(S->ims, R->pre->v, R->pre->n * sizeof *S->ims);
+        S->n_ims = R->pre->n;
+        S->has_ims = true;
+    }
+    R->pre = NULL;
     int32_t *specs;
     uint32_t n = mp_life_planned(g, &S->life, f, &specs);
     u64vec merged = {0};
     int rc = plan_subgraphs(R, gi, depth, &merged);
+    if (rc == MP_OK && pr21494) { /* effective: merged with the attribute, which then becomes it */
+        if (S->has_ims && S->n_ims) merge_into(&merged, S->ims, S->n_ims);
+        mp_xfree(S->ims);
+        S->ims = mp_xmalloc(((size_t)merged.n + 1) * sizeof *S->ims);
+        if (merged.n) memcpy(S->ims, merged.v, merged.n * sizeof *S->ims);
+        S->n_ims = merged.n;
+        S->has_ims = true;
+    }
     /* ExecuTorch plans sub-graphs without per-device partitioning (D7) */
     bool per_dev = R->o->per_device && (depth == 0 || !R->o->et_exact);
     /* ExecuTorch refuses pools with per-device partitions; the repaired
@@ -646,6 +745,12 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
             rc = partitions_table(R, gi, specs, n, &merged, &out, &devs);
         else
             rc = partitions_et(R, gi, per_dev, specs, n, &merged, &out, &devs);
+    }
+    if (rc == MP_OK && pr21494 && R->naive) { /* naive grows the attribute's list in place */
+        mp_xfree(S->ims);
+        S->ims = mp_xmalloc(((size_t)out.n + 1) * sizeof *S->ims);
+        if (out.n) memcpy(S->ims, out.v, out.n * sizeof *S->ims);
+        S->n_ims = out.n;
     }
     if (rc == MP_OK) {
         mp_xfree(S->bufs);
@@ -686,7 +791,7 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
     bool *reach = mp_xcalloc(ng, sizeof *reach);
     mp_graph_reachable(prog, reach);
     run R = {prog, o, err, mp_xcalloc(ng, sizeof(gstate)), mp_map_bodies(prog, reach),
-             0, o->replan_limit ? o->replan_limit : 1000000, {NULL, 0}, naive, NULL};
+             0, o->replan_limit ? o->replan_limit : 1000000, {NULL, 0}, naive, NULL, NULL};
     for (uint32_t gi = 0; gi < ng; gi++) {
         const mp_graphdef *g = &prog->graphs[gi];
         R.work_limit += 8ull * (1 + g->n_tensors + g->n_nodes);
@@ -725,6 +830,7 @@ static mp_plan *ref_plan(const mp_program *prog, const mp_options *o, bool naive
         mp_xfree(S->pos);
         mp_xfree(S->bufs);
         mp_xfree(S->devs);
+        mp_xfree(S->ims);
     }
     mp_xfree(R.gs);
     mp_xfree(R.map_body);

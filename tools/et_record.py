@@ -311,6 +311,12 @@ class Builder:
         else:
             node = fx.call_function(self.call, tuple(args))
         node.meta["spec"] = self.out_specs(g, outs)
+        if kind in ("cond", "while", "map", "scan") and hasattr(self.et, "_hop_output_last_use"):
+            # PR #21494 reads a control-flow node's outputs' last use from the
+            # nodes that use it (getitem nodes in an export): here each output's
+            # stand-in, whose spec is the output's, is one of its users
+            for n in outs:
+                node.users[self.arg(g, n)] = None
         return node
 
     def module(self, name):

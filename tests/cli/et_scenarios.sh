@@ -157,6 +157,16 @@ plan consecutive_cond --et-exact --et-upstream 21818 --algo greedy
 apart "$T/consecutive_cond.mpp" && ok || bad "21818: the conds' branch outputs share bytes"
 "$M" plan --et-exact --algo greedy -o "$T/cc0.mpp" "$D/consecutive_cond.mpg"
 apart "$T/cc0.mpp" && bad "cff6f4dd32 keeps them apart: the scenario shows nothing" || ok
+# ExecuTorch PR #21494 (open, competing; --et-upstream 21494),
+# TestCondOverlap: overlapping cond outputs kept apart (as above), and
+# conds whose results are dead by the next one share memory; ExecuTorch's
+# plans at the PR's head: *.u21494.mpp
+plan consecutive_cond --et-exact --et-upstream 21494 --algo greedy
+apart "$T/consecutive_cond.mpp" && ok || bad "21494: the conds' branch outputs share bytes"
+for u in 21494 21818; do
+    plan sequential_conds --et-exact --et-upstream $u --algo greedy
+    want "$u: dead results share" "$(branch_y "$T/sequential_conds.mpp" add1)" "$(branch_y "$T/sequential_conds.mpp" add2)"
+done
 
 # TestDeviceAwareMemoryPlanning (enable_non_cpu_memory_planning = --per-device)
 plan basic --et-exact --algo greedy --per-device            # test_cpu_only_unchanged
