@@ -300,6 +300,48 @@ static void brute_capacity(bf *c, const mp_graph_plan *b) {
             found(c, MP_RULE_BOUNDS, "buffer %u over its bank", i);
 }
 
+/* The in-place base t's bytes live in (through views), or NONE: per
+ * device, a base on another device shares none. */
+static int32_t inplace_of(const bf *c, const mp_graphdef *g, const facts *f, int32_t t) {
+    int32_t b = g->tensors[t].inplace_base;
+    if (b < 0 || f->root[t] != t) return NONE;
+    if (c->flag[3] && !same_dev(g->tensors[f->root[b]].device, g->tensors[t].device)) return NONE;
+    return f->root[b];
+}
+
+/* ExecuTorch since PR #21840 writes a base's lifetime stretched over every
+ * tensor stored in it, transitively: is [s, e] t's range so stretched? */
+static bool stretched_life(const bf *c, const mp_graphdef *g, const facts *f, int32_t t, int64_t s, int64_t e) {
+    int32_t lo = f->first[t], hi = f->last[t];
+    for (uint32_t u = 0; u < g->n_tensors; u++) { /* u's chain: does it pass through t? */
+        int32_t v = inplace_of(c, g, f, (int32_t)u);
+        for (uint32_t steps = 0; v != NONE && v != t && steps < g->n_tensors; steps++) v = inplace_of(c, g, f, v);
+        if (v != t || f->first[u] == NONE) continue;
+        if (lo == NONE || f->first[u] < lo) lo = f->first[u];
+        if (f->last[u] > hi) hi = f->last[u];
+    }
+    return s == lo && e == hi;
+}
+
+/* 8: an in-place tensor sits in its base's buffer, at the base's offset
+ * plus its offset= and where its base (a view) starts in the view's root. */
+static void brute_storage(bf *c, const mp_graphdef *g, const mp_graph_plan *b, const facts *f, const mp_alloc *a,
+                          int32_t t) {
+    int32_t r = inplace_of(c, g, f, t);
+    if (r == NONE) return;
+    uint64_t at = g->tensors[t].offset;
+    for (int32_t v = g->tensors[t].inplace_base; g->tensors[v].view_base >= 0; v = g->tensors[v].view_base)
+        at += g->tensors[v].offset;
+    for (uint32_t k = 0; k < b->n_allocs; k++) {
+        if (!f->kept[k] || f->alloc_t[k] != r) continue;
+        if (a->mem_id != b->allocs[k].mem_id || a->offset != b->allocs[k].offset + at)
+            found(c, MP_RULE_CONSISTENCY, "%s: at %llu in buffer %llu, not %llu bytes into %s", a->name,
+                  (unsigned long long)a->offset, (unsigned long long)a->mem_id, (unsigned long long)at,
+                  b->allocs[k].name);
+        return;
+    }
+}
+
 /* 2, 3, 6, 8: each kept alloc's size, alignment, bounds, device, life. */
 static void brute_alloc_rules(bf *c, uint32_t gi) {
     const mp_graphdef *g = &c->p->graphs[gi];
@@ -329,9 +371,11 @@ static void brute_alloc_rules(bf *c, uint32_t gi) {
         if (gi == 0 && (x->flags & MP_T_PINNED) && a->offset != x->at) /* 8 */
             found(c, MP_RULE_CONSISTENCY, "%s: at %llu, pinned at %llu", a->name,
                   (unsigned long long)a->offset, (unsigned long long)x->at);
-        if (f->root[t] == t && !f->wasted[t] && (a->life_start != f->first[t] || a->life_end != f->last[t]))
+        if (f->root[t] == t && !f->wasted[t] && (a->life_start != f->first[t] || a->life_end != f->last[t]) &&
+            !stretched_life(c, g, f, t, a->life_start, a->life_end))
             found(c, MP_RULE_CONSISTENCY, "%s: life %lld,%lld, live %d..%d", a->name,
                   (long long)a->life_start, (long long)a->life_end, f->first[t], f->last[t]);
+        brute_storage(c, g, b, f, a, t);
     }
 }
 

@@ -470,6 +470,15 @@ static int plan_node_with(run *R, const mp_node *nd, int depth, const u64vec *in
     return MP_OK;
 }
 
+/* The graph module's input_mem_buffer_sizes attribute becomes v[0, n). */
+static void ims_set(gstate *S, const uint64_t *v, uint32_t n) {
+    mp_xfree(S->ims);
+    S->ims = mp_xmalloc(((size_t)n + 1) * sizeof *S->ims);
+    if (n) memcpy(S->ims, v, n * sizeof *S->ims);
+    S->n_ims = n;
+    S->has_ims = true;
+}
+
 static int plan_subgraphs_21494(run *R, int32_t gi, int depth, u64vec *merged) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     const gstate *S = state_of(R, gi);
@@ -713,13 +722,7 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
                           (unsigned long long)R->work_limit);
     gstate *S = state_of(R, gi);
     bool pr21494 = R->o->et_exact && (R->o->et_upstream & MP_UPSTREAM_21494);
-    if (pr21494 && R->pre) { /* _handle_submodule sets the attribute */
-        mp_xfree(S->ims);
-        S->ims = mp_xmalloc(((size_t)R->pre->n + 1) * sizeof *S->ims);
-        if (R->pre->n) memcpy(S->ims, R->pre->v, R->pre->n * sizeof *S->ims);
-        S->n_ims = R->pre->n;
-        S->has_ims = true;
-    }
+    if (pr21494 && R->pre) ims_set(S, R->pre->v, R->pre->n); /* _handle_submodule sets the attribute */
     R->pre = NULL;
     int32_t *specs;
     uint32_t n = mp_life_planned(g, &S->life, f, &specs);
@@ -727,11 +730,7 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
     int rc = plan_subgraphs(R, gi, depth, &merged);
     if (rc == MP_OK && pr21494) { /* effective: merged with the attribute, which then becomes it */
         if (S->has_ims && S->n_ims) merge_into(&merged, S->ims, S->n_ims);
-        mp_xfree(S->ims);
-        S->ims = mp_xmalloc(((size_t)merged.n + 1) * sizeof *S->ims);
-        if (merged.n) memcpy(S->ims, merged.v, merged.n * sizeof *S->ims);
-        S->n_ims = merged.n;
-        S->has_ims = true;
+        ims_set(S, merged.v, merged.n);
     }
     /* ExecuTorch plans sub-graphs without per-device partitioning (D7) */
     bool per_dev = R->o->per_device && (depth == 0 || !R->o->et_exact);
@@ -746,12 +745,7 @@ static int apply(run *R, int32_t gi, mp_alloc_flags f, int depth, u64vec *ret) {
         else
             rc = partitions_et(R, gi, per_dev, specs, n, &merged, &out, &devs);
     }
-    if (rc == MP_OK && pr21494 && R->naive) { /* naive grows the attribute's list in place */
-        mp_xfree(S->ims);
-        S->ims = mp_xmalloc(((size_t)out.n + 1) * sizeof *S->ims);
-        if (out.n) memcpy(S->ims, out.v, out.n * sizeof *S->ims);
-        S->n_ims = out.n;
-    }
+    if (rc == MP_OK && pr21494 && R->naive) ims_set(S, out.v, out.n); /* naive grows the attribute's list in place */
     if (rc == MP_OK) {
         mp_xfree(S->bufs);
         mp_xfree(S->devs);
