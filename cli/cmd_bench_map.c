@@ -86,6 +86,24 @@ static int map_case(const char *label, const mp_program *p) {
     return !fill.code && !value.code && value.traffic < fill.traffic;
 }
 
+/* A generated graph of profile `name` without sub-graphs (their memory
+ * stays in the fast bank: none here), NULL when it does not parse. */
+static mp_program *generated(const char *name, uint64_t tensors, uint64_t seed) {
+    mp_gen_options g;
+    mp_gen_options_default(&g);
+    g.seed = seed;
+    g.tensors = tensors;
+    g.depth = 0;
+    g.profile = (uint32_t)mp_gen_profile_parse(name);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_gen(&g, &b);
+    mp_err err;
+    mp_program *p = mp_graph_parse(b.data, b.len, "<gen>", &err);
+    mp_buf_free(&b);
+    return p;
+}
+
 /* --------------------------------------- ExecuTorch's banked greedy */
 
 typedef struct banked_tally {
@@ -159,18 +177,8 @@ static int bench_banked(uint64_t max_tensors) {
     for (uint64_t n = 1000; n <= max_tensors && n <= 10000; n *= 10)
         for (uint64_t seed = 1; seed <= 3; seed++)
             for (size_t k = 0; k < sizeof profiles / sizeof *profiles; k++) {
-                mp_gen_options g;
-                mp_gen_options_default(&g);
-                g.seed = seed;
-                g.tensors = n;
-                g.depth = 0;
-                g.profile = (uint32_t)mp_gen_profile_parse(profiles[k]);
-                mp_buf b;
-                mp_buf_init(&b);
-                mp_gen(&g, &b);
                 mp_err err;
-                mp_program *p = mp_graph_parse(b.data, b.len, "<gen>", &err);
-                mp_buf_free(&b);
+                mp_program *p = generated(profiles[k], n, seed);
                 if (!p) return 1;
                 mp_options o;
                 mp_options_default(&o);
@@ -197,18 +205,7 @@ int mp_bench_map(uint64_t max_tensors) {
     int better = 0, cases = 0;
     for (uint64_t n = 1000; n <= max_tensors && n <= 100000; n *= 10)
         for (size_t k = 0; k < sizeof profiles / sizeof *profiles; k++) {
-            mp_gen_options g;
-            mp_gen_options_default(&g);
-            g.seed = 1;
-            g.tensors = n;
-            g.depth = 0; /* sub-graphs' memory stays in the fast bank: none here */
-            g.profile = (uint32_t)mp_gen_profile_parse(profiles[k]);
-            mp_buf b;
-            mp_buf_init(&b);
-            mp_gen(&g, &b);
-            mp_err err;
-            mp_program *p = mp_graph_parse(b.data, b.len, "<gen>", &err);
-            mp_buf_free(&b);
+            mp_program *p = generated(profiles[k], n, 1);
             if (!p) return 1;
             char label[64];
             snprintf(label, sizeof label, "%s-%llu", profiles[k], (unsigned long long)n);
