@@ -41,9 +41,10 @@ static uint64_t tensors_of(const mp_program *prog) {
     return n;
 }
 
-/* A candidate handed out as planner pl's, with `notes` (copied). */
+/* A candidate handed out as planner pl's, with its options o and `notes`
+ * (copied). */
 static void relabel(mp_plan *cand, const mp_options *o, const mp_planner *pl, const char *notes) {
-    cand->opts.algo = o->algo;
+    cand->opts = *o;
     cand->algo_name = pl->name;
     cand->notes = notes ? mp_arena_strndup(cand->arena, notes, strlen(notes)) : NULL;
 }
@@ -79,6 +80,18 @@ static mp_plan *valid_et_plan(const mp_program *prog, const mp_options *o, uint3
     return plan;
 }
 
+/* The smaller of plan and cand (cand freed, or plan: ties keep plan),
+ * cand handed out as planner pl's with options o and plan's notes. */
+static mp_plan *smaller(mp_plan *plan, mp_plan *cand, const mp_options *o, const mp_planner *pl) {
+    if (!cand || mp_plan_total_bytes(cand) >= mp_plan_total_bytes(plan)) {
+        mp_plan_free(cand);
+        return plan;
+    }
+    relabel(cand, o, pl, plan->notes);
+    mp_plan_free(plan);
+    return cand;
+}
+
 /* The planner of o->algo, and the reference greedy beside a NO_WORSE one:
  * in its place past 64 bits (each of its constructions can overflow where
  * greedy's objects still end by 2^64 - 1, so it never refuses a graph
@@ -91,7 +104,6 @@ mp_plan *mp_portfolio_planner(const mp_program *prog, const mp_options *o, mp_er
         mp_plan *banked = valid_et_plan(prog, o, MP_ALGO_GREEDY);
         if (!banked) return NULL; /* keep the planner's own message */
         mp_err_clear(err);
-        banked->opts = *o;
         relabel(banked, o, pl, NULL);
         return banked;
     }
@@ -108,14 +120,7 @@ mp_plan *mp_portfolio_planner(const mp_program *prog, const mp_options *o, mp_er
         return greedy;
     }
     if (tensors_of(prog) > PORTFOLIO_TENSORS) return mine;
-    mp_plan *greedy = greedy_plan(prog, o);
-    if (!greedy || mp_plan_total_bytes(greedy) >= mp_plan_total_bytes(mine)) {
-        mp_plan_free(greedy);
-        return mine;
-    }
-    relabel(greedy, o, pl, mine->notes);
-    mp_plan_free(mine);
-    return greedy;
+    return smaller(mine, greedy_plan(prog, o), o, pl);
 }
 
 /* Planner pl's layout of the banks another plan chose: each tensor of the
@@ -137,19 +142,6 @@ static mp_plan *repack(const mp_program *prog, const mp_options *o, const mp_pla
     mp_plan *p = pl->plan(q, o, &err);
     mp_program_tensors_copy_free(q);
     return p;
-}
-
-/* The smaller of plan and cand (cand freed, or plan: ties keep plan),
- * cand handed out as planner pl's with options o. */
-static mp_plan *smaller(mp_plan *plan, mp_plan *cand, const mp_options *o, const mp_planner *pl) {
-    if (!cand || mp_plan_total_bytes(cand) >= mp_plan_total_bytes(plan)) {
-        mp_plan_free(cand);
-        return plan;
-    }
-    cand->opts = *o;
-    relabel(cand, o, pl, plan->notes);
-    mp_plan_free(plan);
-    return cand;
 }
 
 /* The whole program's candidates after the planner's plan: ExecuTorch's

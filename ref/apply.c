@@ -290,14 +290,19 @@ static int keep_results(run *R, int32_t gi, uint32_t i, esc_sweep *w, u64vec *si
     return rc;
 }
 
-/* Plan node i's sub-graphs; *sizes: their merged buffer sizes. */
-static int plan_node(run *R, const mp_node *nd, int depth, bool map_kind, u64vec *sizes) {
+/* Plan node i's sub-graphs, each with reservation `in` (PR #21494's
+ * input_mem_buffer_sizes; NULL: none set); *sizes: their merged buffer
+ * sizes. */
+static int plan_node(run *R, const mp_node *nd, int depth, const u64vec *in, u64vec *sizes) {
+    bool map_kind = nd->kind == MP_NODE_MAP || nd->kind == MP_NODE_SCAN;
     for (int s = 0; s < 2 && nd->sub[s] >= 0; s++) {
         bool with_inputs = map_kind;
         if (!R->o->et_exact) with_inputs = R->map_body[nd->sub[s]];
         mp_alloc_flags sf = {with_inputs, true, true};
         u64vec sub = {0};
+        R->pre = in;
         int rc = apply(R, nd->sub[s], sf, depth + 1, &sub);
+        R->pre = NULL;
         if (rc == MP_OK) merge_into(sizes, sub.v, sub.n);
         mp_xfree(sub.v);
         if (rc) return rc;
@@ -376,16 +381,17 @@ static int shift_once(run *R, int32_t gi, const u64vec *delta, uint8_t *seen) {
     return MP_OK;
 }
 
-/* The node range node i's region lives: the node, a cond's to the last use
- * of its results. */
-static int32_t region_end(run *R, int32_t gi, uint32_t i) {
+/* The last node that uses a result of node i (i itself when none does
+ * later): how long a control-flow node's outputs live, as both D14 fixes
+ * read it. */
+static int32_t outputs_last_use(run *R, int32_t gi, uint32_t i) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     const mp_node *nd = &g->nodes[i];
     const gstate *S = state_of(R, gi);
-    int32_t end = (int32_t)i, last = -1;
-    for (uint32_t k = 0; nd->kind == MP_NODE_COND && k < nd->n_out; k++)
-        if (S->life.end[g->tensors[nd->out[k]].root] > last) last = S->life.end[g->tensors[nd->out[k]].root];
-    return last >= 0 ? last : end;
+    int32_t end = (int32_t)i;
+    for (uint32_t k = 0; k < nd->n_out; k++)
+        if (S->life.end[g->tensors[nd->out[k]].root] > end) end = S->life.end[g->tensors[nd->out[k]].root];
+    return end;
 }
 
 static int plan_subgraphs_21818(run *R, int32_t gi, int depth, u64vec *merged) {
@@ -396,10 +402,9 @@ static int plan_subgraphs_21818(run *R, int32_t gi, int depth, u64vec *merged) {
     int rc = MP_OK;
     for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++) { /* every kind, in node order */
         const mp_node *nd = &g->nodes[i];
-        if (nd->kind != MP_NODE_COND && nd->kind != MP_NODE_WHILE && nd->kind != MP_NODE_MAP && nd->kind != MP_NODE_SCAN)
-            continue;
+        if (nd->sub[0] < 0) continue; /* only control-flow nodes run sub-graphs */
         u64vec sizes = {0};
-        rc = plan_node(R, nd, depth, nd->kind == MP_NODE_MAP || nd->kind == MP_NODE_SCAN, &sizes);
+        rc = plan_node(R, nd, depth, NULL, &sizes);
         if (rc == MP_OK && sizes.n > nrs) {
             rs = mp_xrealloc(rs, sizes.n * sizeof *rs);
             memset(rs + nrs, 0, (sizes.n - nrs) * sizeof *rs);
@@ -408,7 +413,8 @@ static int plan_subgraphs_21818(run *R, int32_t gi, int depth, u64vec *merged) {
         u64vec delta = {mp_xcalloc(sizes.n + 1, sizeof(uint64_t)), sizes.n};
         for (uint32_t b = 1; rc == MP_OK && b < sizes.n; b++) {
             if (!sizes.v[b]) continue;
-            delta.v[b] = first_fit(&rs[b], (int32_t)i, region_end(R, gi, i), sizes.v[b]);
+            int32_t end = nd->kind == MP_NODE_COND ? outputs_last_use(R, gi, i) : (int32_t)i; /* a cond's region */
+            delta.v[b] = first_fit(&rs[b], (int32_t)i, end, sizes.v[b]);
             uint64_t top;
             if (!mp_add_u64(delta.v[b], sizes.v[b], &top)) {
                 rc = mp_err_limit(R->err, "graph '%s': a sub-graph region would end past 2^64", g->name);
@@ -446,30 +452,6 @@ typedef struct hop {
     int32_t start, end;
 } hop;
 
-static void copy_into(u64vec *dst, const uint64_t *v, uint32_t n) {
-    mp_xfree(dst->v);
-    dst->v = mp_xmalloc(((size_t)n + 1) * sizeof *dst->v);
-    if (n) memcpy(dst->v, v, n * sizeof *dst->v);
-    dst->n = n;
-}
-
-/* One node's sub-graphs with reservation `in` (NULL: none set), their
- * merged sizes into *sizes. */
-static int plan_node_with(run *R, const mp_node *nd, int depth, const u64vec *in, u64vec *sizes) {
-    bool map_kind = nd->kind == MP_NODE_MAP || nd->kind == MP_NODE_SCAN;
-    for (int s = 0; s < 2 && nd->sub[s] >= 0; s++) {
-        mp_alloc_flags sf = {map_kind, true, true};
-        u64vec sub = {0};
-        R->pre = in;
-        int rc = apply(R, nd->sub[s], sf, depth + 1, &sub);
-        R->pre = NULL;
-        if (rc == MP_OK) merge_into(sizes, sub.v, sub.n);
-        mp_xfree(sub.v);
-        if (rc) return rc;
-    }
-    return MP_OK;
-}
-
 /* The graph module's input_mem_buffer_sizes attribute becomes v[0, n). */
 static void ims_set(gstate *S, const uint64_t *v, uint32_t n) {
     mp_xfree(S->ims);
@@ -482,23 +464,22 @@ static void ims_set(gstate *S, const uint64_t *v, uint32_t n) {
 static int plan_subgraphs_21494(run *R, int32_t gi, int depth, u64vec *merged) {
     const mp_graphdef *g = &R->prog->graphs[gi];
     const gstate *S = state_of(R, gi);
-    u64vec parent = {0};
-    if (S->has_ims) copy_into(&parent, S->ims, S->n_ims); /* parent_offset */
+    /* parent_offset: this graph's attribute, which planning the nodes'
+     * sub-graphs (other graphs) leaves as it is */
+    u64vec parent = {S->has_ims ? S->ims : NULL, S->has_ims ? S->n_ims : 0};
     hop *hops = NULL;
     uint32_t nh = 0, ch = 0;
     int rc = MP_OK;
     for (uint32_t i = 0; i < g->n_nodes && rc == MP_OK; i++) {
         const mp_node *nd = &g->nodes[i];
+        if (nd->sub[0] < 0) continue; /* only control-flow nodes run sub-graphs */
         bool arena = nd->kind == MP_NODE_COND || nd->kind == MP_NODE_WHILE; /* outputs in the sub-graph arena */
-        if (!arena && nd->kind != MP_NODE_MAP && nd->kind != MP_NODE_SCAN) continue;
-        int32_t end = (int32_t)i; /* _hop_output_last_use: its outputs' last use */
-        for (uint32_t k = 0; k < nd->n_out; k++)
-            if (S->life.end[g->tensors[nd->out[k]].root] > end) end = S->life.end[g->tensors[nd->out[k]].root];
+        int32_t end = outputs_last_use(R, gi, i); /* _hop_output_last_use */
         u64vec overlap = {0}, sizes = {0}, eff = {0};
         for (uint32_t k = 0; k < nh; k++)
             if ((int32_t)i <= hops[k].end) merge_into(&overlap, hops[k].eff.v, hops[k].eff.n);
         if (parent.n) merge_into(&overlap, parent.v, parent.n);
-        rc = plan_node_with(R, nd, depth, overlap.n ? &overlap : NULL, &sizes);
+        rc = plan_node(R, nd, depth, overlap.n ? &overlap : NULL, &sizes);
         merge_into(&eff, overlap.v, overlap.n);
         merge_into(&eff, sizes.v, sizes.n);
         merge_into(merged, eff.v, eff.n);
@@ -513,7 +494,6 @@ static int plan_subgraphs_21494(run *R, int32_t gi, int depth, u64vec *merged) {
     }
     for (uint32_t k = 0; k < nh; k++) mp_xfree(hops[k].eff.v);
     mp_xfree(hops);
-    mp_xfree(parent.v);
     return rc;
 }
 
@@ -535,7 +515,7 @@ static int plan_subgraphs(run *R, int32_t gi, int depth, u64vec *merged) {
             const mp_node *nd = &g->nodes[i];
             if (nd->kind != kinds[k]) continue;
             u64vec sizes = {0};
-            rc = plan_node(R, nd, depth, kinds[k] == MP_NODE_MAP || kinds[k] == MP_NODE_SCAN, &sizes);
+            rc = plan_node(R, nd, depth, NULL, &sizes);
             if (keep) esc_catch_up(R, &w, g, E, tops, i);
             if (rc == MP_OK && keep) rc = keep_results(R, gi, i, &w, &sizes);
             if (rc == MP_OK) merge_into(merged, sizes.v, sizes.n);

@@ -104,6 +104,30 @@ static uint64_t top(const gctx *c, uint32_t k, uint32_t i) {
     return max_off;
 }
 
+/* The object among pool's first np that holds position i as it is: the
+ * first none of whose allocations is live with it (offset 0), else the
+ * first with room above those that are (at *off); -1 when none does.
+ * sorted: pick_shared_obj's assertion that such a free object is large
+ * enough (-2 when one is not); else a too-small object is no candidate
+ * (_reusable_object, and repair D6). */
+static int64_t reusable(const gctx *c, uint32_t pool, uint32_t np, uint32_t i, bool sorted, uint64_t *off) {
+    const uint32_t *list = c->pool_objs[pool];
+    *off = 0;
+    for (uint32_t k = 0; k < np; k++) {
+        if (meets(c, list[k], i)) continue;
+        if (c->objs[list[k]].size >= c->size[i]) return list[k];
+        if (sorted) return -2;
+    }
+    for (uint32_t k = 0; k < np; k++) {
+        uint64_t max_off = top(c, list[k], i);
+        if (max_off > 0 && max_off + c->size[i] <= c->objs[list[k]].size) {
+            *off = max_off;
+            return list[k];
+        }
+    }
+    return -1;
+}
+
 /* pick_shared_obj for the spec at position i: the first object none of
  * whose allocations is live with it (offset 0), else the first with room
  * above those that are, else a new one.  When every allocation of the
@@ -118,26 +142,17 @@ static int pick(gctx *c, uint32_t i) {
         if (k >= 0) return put(c, i, list[k], c->ix.height[list[k]]);
         np = 0; /* none: a new object */
     }
-    for (uint32_t k = 0; k < np; k++) {
-        sobj *o = &c->objs[list[k]];
-        if (meets(c, list[k], i)) continue;
-        if (o->size < size) {
-            if (c->p->et)
-                return mp_err_set(c->err, MP_EPLAN,
-                                  "ExecuTorch's greedy fails its assertion "
-                                  "\"Allocation specs are not sorted\" at tensor "
-                                  "'%s' (alignment %u below 16 makes sizes that "
-                                  "sort equal differ)",
-                                  c->p->g->tensors[c->p->specs[i]].name,
-                                  c->p->alignment);
-            continue; /* repair D6: a too-small object is no candidate */
-        }
-        return put(c, i, list[k], 0);
-    }
-    for (uint32_t k = 0; k < np; k++) {
-        uint64_t max_off = top(c, list[k], i);
-        if (max_off > 0 && max_off + size <= c->objs[list[k]].size) return put(c, i, list[k], max_off);
-    }
+    uint64_t off;
+    int64_t k = reusable(c, pool, np, i, c->p->et, &off);
+    if (k == -2)
+        return mp_err_set(c->err, MP_EPLAN,
+                          "ExecuTorch's greedy fails its assertion "
+                          "\"Allocation specs are not sorted\" at tensor "
+                          "'%s' (alignment %u below 16 makes sizes that "
+                          "sort equal differ)",
+                          c->p->g->tensors[c->p->specs[i]].name,
+                          c->p->alignment);
+    if (k >= 0) return put(c, i, (uint32_t)k, off);
     return put(c, i, new_obj(c, pool, size), 0);
 }
 
@@ -281,14 +296,9 @@ static bool bank_takes(const gctx *c, const bank_use *u, uint32_t b, uint64_t co
 
 /* _reusable_object: an object of bank b that holds position i as it is. */
 static bool reuse_in(gctx *c, uint32_t b, uint32_t i) {
-    uint32_t *list = c->pool_objs[b];
-    for (uint32_t k = 0; k < c->pool_n[b]; k++)
-        if (c->objs[list[k]].size >= c->size[i] && !meets(c, list[k], i)) return put(c, i, list[k], 0) == MP_OK;
-    for (uint32_t k = 0; k < c->pool_n[b]; k++) {
-        uint64_t max_off = top(c, list[k], i);
-        if (max_off > 0 && max_off + c->size[i] <= c->objs[list[k]].size) return put(c, i, list[k], max_off) == MP_OK;
-    }
-    return false;
+    uint64_t off;
+    int64_t k = reusable(c, b, c->pool_n[b], i, false, &off);
+    return k >= 0 && put(c, i, (uint32_t)k, off) == MP_OK;
 }
 
 static int place_pin(gctx *c, bank_use *u, uint32_t i) {

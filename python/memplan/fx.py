@@ -117,7 +117,6 @@ class _Export:
         self.g = self.b.graph(graph_name)
         self.names = {}  # id(tensor) -> its tensor name
         self.tensor = {}  # its tensor name -> the tensor
-        self.row = {}  # its tensor name -> its row in self.g.tensors
         self.made_by = {}  # tensor name -> the fx node that made it (a call's one new tensor)
         self.owner = {}  # storage -> the first tensor name that holds it
         self.used = set()
@@ -133,7 +132,6 @@ class _Export:
         name = self.fresh(base)
         on = inplace or view
         offset = _offset_in(t, self.tensor[on]) if on else 0
-        self.row[name] = len(self.g.tensors)
         self.g.tensor(name, t.numel() * t.element_size(), const=const, inplace=inplace, view=view, mutable=mutable,
                       offset=offset)
         self.names[id(t)] = name
@@ -228,9 +226,7 @@ class _Export:
                 return
             root = self.family_for_cat(self.names.get(id(x)), n)
             if root and x.is_contiguous() and x.dtype == t.dtype and at % _CAT_ALIGN == 0:
-                row = list(self.g.tensors[self.row[root]])
-                row[5], row[-1] = out, at  # inplace=, offset=
-                self.g.tensors[self.row[root]] = tuple(row)
+                self.g.place_in(root, out, at)
             at += x.numel() * x.element_size()
 
     def family_for_cat(self, name, cat):
@@ -241,11 +237,11 @@ class _Export:
         chain, row = [], None
         while name is not None and name in self.made_by and name not in chain:
             chain.append(name)
-            row = self.g.tensors[self.row[name]]
-            if row[6] is not None or row[-1]:
+            row = self.g.row(name)
+            if row.view is not None or row.offset:
                 return None  # a view, or already at an offset
-            name = row[5]
-        if not chain or name is not None or row[1] != self.g.tensors[self.row[chain[0]]][1]:
+            name = row.inplace
+        if not chain or name is not None or row.size != self.g.row(chain[0]).size:
             return None  # not a whole chain of calls, or the root is not the piece's size
         makers = {self.made_by[m] for m in chain} | {cat}
         if any(set(self.made_by[m].users) - makers for m in chain):

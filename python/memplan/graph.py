@@ -1,5 +1,6 @@
 """Graphs: a program read from .mpg text or built in Python (through the
 library's builder, so it is checked by the same rules as a parsed file)."""
+import collections
 import ctypes
 
 from . import _lib
@@ -8,6 +9,9 @@ from .errors import U32, U64, MemplanError, check, in_range
 
 KINDS = ["placeholder", "call", "delegate", "cond", "while", "map", "scan", "output"]
 CONST, MUTABLE, DYNAMIC, SCRATCH, PINNED, SHARED = 1, 2, 4, 8, 16, 32  # SCRATCH: a delegate's scratch= tensor
+
+# one tensor of a GraphBuilder, as its builder call gives it
+TensorRow = collections.namedtuple("TensorRow", "name size device flags mem_id inplace view at offset")
 
 
 def _b(s):
@@ -79,6 +83,17 @@ class GraphBuilder:
 
     def __init__(self, name):
         self.name, self.tensors, self.nodes = name, [], []
+        self.index = {}  # a tensor's name -> its first row
+
+    def row(self, name):
+        """The TensorRow a name was declared with."""
+        return self.tensors[self.index[name]]
+
+    def place_in(self, name, base, offset):
+        """Declare tensor `name` again as written in place into `base`'s
+        storage, `offset` bytes in."""
+        k = self.index[name]
+        self.tensors[k] = self.tensors[k]._replace(inplace=base, offset=offset)
 
     def tensor(self, name, size, device="cpu", const=False, mutable=False, dynamic=False, mem_id=0,
                inplace=None, view=None, at=None, shared=False, offset=0):
@@ -91,9 +106,10 @@ class GraphBuilder:
         flags |= SHARED if shared else 0
         flags |= PINNED if at is not None else 0
         where = "graph %r, tensor %r: " % (self.name, name)
-        self.tensors.append((name, in_range(size, where + "size", U64), parse_device(device), flags,
-                             in_range(mem_id, where + "mem_id", U32), inplace, view,
-                             in_range(at or 0, where + "at", U64), in_range(offset, where + "offset", U64)))
+        self.index.setdefault(name, len(self.tensors))
+        self.tensors.append(TensorRow(name, in_range(size, where + "size", U64), parse_device(device), flags,
+                                      in_range(mem_id, where + "mem_id", U32), inplace, view,
+                                      in_range(at or 0, where + "at", U64), in_range(offset, where + "offset", U64)))
         return name
 
     def node(self, kind, inputs=(), outputs=(), op=None, true=None, false=None, cond=None, body=None,
