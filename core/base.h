@@ -75,6 +75,12 @@ typedef struct mp_stop_saved {
 void mp_stop_catch(void (*handler)(int), mp_stop_saved *saved);
 void mp_stop_restore(const mp_stop_saved *saved);
 void mp_stop_die(int sig);
+/* The stop signals held back (mp_stop_block, the mask before into old)
+ * and let through again (mp_stop_unblock): around a fork and the
+ * bookkeeping of the child's pid, so that a handler never runs while a
+ * child exists that it does not know of.  A forked child unblocks too. */
+void mp_stop_block(sigset_t *old);
+void mp_stop_unblock(const sigset_t *old);
 
 /* --- growable array of T: `T *v; size_t n, cap;` */
 #define MP_VEC_PUSH(v, n, cap, x)                                          \

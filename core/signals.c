@@ -30,3 +30,14 @@ void mp_stop_die(int sig) {
     signal(sig, SIG_DFL);
     raise(sig);
 }
+
+void mp_stop_block(sigset_t *old) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < MP_STOP_SIGNALS; i++) sigaddset(&set, STOP[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void mp_stop_unblock(const sigset_t *old) {
+    sigprocmask(SIG_SETMASK, old, NULL);
+}

@@ -69,9 +69,10 @@ static void close_from_3(void) {
 /* The child: its own process group (so a timeout kills all it started),
  * stdout to the pipe, stdin and stderr to /dev/null, nothing else open.
  * argv was made before the fork. */
-static _Noreturn void exec_child(int out_fd, char **argv) {
+static _Noreturn void exec_child(int out_fd, char **argv, const sigset_t *mask) {
     setpgid(0, 0);
     mp_stop_restore(&before_run); /* the harness's handler is the harness's; what it ignores, ignored */
+    mp_stop_unblock(mask);
     int null = open("/dev/null", O_RDWR);
     if (null < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0 || dup2(out_fd, 1) < 0) _exit(127);
     close_from_3();
@@ -177,12 +178,17 @@ static bool run_command(const char *path, size_t graph_len, const mp_options *o,
     if (pipe2(fds, O_CLOEXEC) == 0) {
         fflush(NULL);
         double deadline = now_ms() + timeout_ms;
+        sigset_t mask; /* a stop between the fork and running_group left the command running (CI, B11) */
+        mp_stop_block(&mask);
         pid_t pid = fork();
-        if (pid == 0) exec_child(fds[1], argv);
+        if (pid == 0) exec_child(fds[1], argv, &mask);
         close(fds[1]);
         if (pid > 0) {
             setpgid(pid, pid); /* as the child does: a kill before it ran reaches it */
             running_group = pid;
+        }
+        mp_stop_unblock(&mask);
+        if (pid > 0) {
             int st = 0, rc = collect(pid, fds[0], deadline, output_cap(graph_len), out, &st);
             kill(-pid, SIGKILL); /* the whole group: what overran, or what a finished command left */
             while (rc != RUN_DONE && waitpid(pid, &st, 0) < 0 && errno == EINTR) {}

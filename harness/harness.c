@@ -180,8 +180,11 @@ static int spawn(const mp_harness_options *h, uint64_t i, uint64_t j, slot *s) {
     int fds[2];
     if (pipe(fds) != 0) return -1;
     fflush(NULL);
+    sigset_t mask; /* a stop between the fork and s->pid left the case (and its planner) running */
+    mp_stop_block(&mask);
     pid_t pid = fork();
     if (pid < 0) {
+        mp_stop_unblock(&mask);
         close(fds[0]);
         close(fds[1]);
         return -1;
@@ -189,6 +192,7 @@ static int spawn(const mp_harness_options *h, uint64_t i, uint64_t j, slot *s) {
     if (pid == 0) {
         close(fds[0]);
         mp_stop_restore(&before_run); /* the parent's handler is the parent's */
+        mp_stop_unblock(&mask);
         mp_check_result r;
         run_case(h, i, &r);
         _exit(write_all(fds[1], &r, sizeof r) ? 0 : 1);
@@ -197,6 +201,7 @@ static int spawn(const mp_harness_options *h, uint64_t i, uint64_t j, slot *s) {
     s->pid = pid;
     s->fd = fds[0];
     s->index = j;
+    mp_stop_unblock(&mask);
     return 0;
 }
 

@@ -85,18 +85,25 @@ expect_rc 2 $H --db "$T/b26.db" --failures "$T/file" --planner closer="$T/closer
 grep -q "not a folder" "$T/err" && ok || bad "B26: $(cat "$T/err")"
 
 # B11: SIGTERM to the harness while planners run: none is left, no
-# temporary graph either
+# temporary graph either.  Eight rounds, the signal at once when the first
+# planner runs: a stop that came between a fork and the bookkeeping of its
+# pid left a planner running (2.1.0's CI; 7 rounds in 40 under ASan)
 ls /tmp/memplan-external-* 2>/dev/null >"$T/tmp-before"
 planner slow 'sleep 30.71'
-$H --count 4 --jobs 2 --db "$T/b11.db" --failures "$T/f11" --planner slow="$T/slow.sh" --planner-timeout-ms 60000 \
-    >/dev/null 2>&1 &
-hp=$!
-i=0
-while ! pgrep -f 'sleep 30.71' >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-kill -TERM $hp
-wait $hp
-sleep 0.3
-pgrep -f 'sleep 30.71' >/dev/null && { bad "B11: a planner outlived the harness"; pkill -f 'sleep 30.71'; } || ok
+left=0
+for round in 1 2 3 4 5 6 7 8; do
+    $H --count 4 --jobs 2 --db "$T/b11-$round.db" --failures "$T/f11" --planner slow="$T/slow.sh" \
+        --planner-timeout-ms 60000 >/dev/null 2>&1 &
+    hp=$!
+    i=0
+    while ! pgrep -f 'sleep 30.71' >/dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+    kill -TERM $hp
+    wait $hp
+    i=0 # a process killed is gone once the kernel has run its exit: at most a few seconds on a busy machine
+    while pgrep -f 'sleep 30.71' >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    pgrep -f 'sleep 30.71' >/dev/null && { left=$((left + 1)); pkill -f 'sleep 30.71'; }
+done
+[ $left = 0 ] && ok || bad "B11: a planner outlived the harness in $left rounds of 8"
 ls /tmp/memplan-external-* 2>/dev/null >"$T/tmp-after"
 cmp -s "$T/tmp-before" "$T/tmp-after" && ok || bad "B11: temporary graphs left: $(cat "$T/tmp-after")"
 

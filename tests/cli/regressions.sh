@@ -9,6 +9,7 @@ set -u
 le() { [ ${#1} -lt ${#2} ] || { [ ${#1} -eq ${#2} ] && [ "$(printf '%s\n%s\n' "$1" "$2" | LC_ALL=C sort | head -1)" = "$1" ]; }; }
 for g in corpus/regressions/*.mpg; do
     b=${g%.mpg}
+    [ -f "$b.args" ] || { bad "$g: no $b.args (the options it failed with)"; continue; }
     # shellcheck disable=SC2046
     "$M" plan $(cat "$b.args") --verify -o "$T/r.mpp" "$g" 2>"$T/err" && ok || { bad "$g: $(cat "$T/err")"; continue; }
     # opt needs no more than greedy (whose answer may be ExecuTorch's own plan)
