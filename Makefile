@@ -109,6 +109,7 @@ TEST_SRC := $(wildcard tests/unit/*.c)
 TEST_INC := -Itests/unit
 
 test:
+	$(MAKE) --no-print-directory $(B)/$(SONAME) $(B)/memplan-fbverify $(FB_PY_STAMP)
 	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(T)/memplan $(T)/unit \
 	  $(T)/$(SONAME) $(TEST_DEPS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -192,3 +193,4 @@ clean:
 	rm -rf build
 
 -include fuzz/fuzz.mk
+include artifacts/artifacts.mk

@@ -50,6 +50,10 @@ void mp_cli_tune_process(char **argv);
 
 int mp_cmd_plan(int argc, char **argv);
 int mp_cmd_verify(int argc, char **argv);
+/* cmd_artifact.c: .pte and .tflite through python/memplan */
+const char *mp_artifact_kind(const char *path); /* "pte", "tflite" or NULL */
+int mp_cmd_artifact(int argc, char **argv);     /* argv[0]: import-pte, import-tflite, replan */
+int mp_verify_artifact(const char *path, const char *kind, bool json);
 int mp_cmd_gen(int argc, char **argv);
 int mp_cmd_import_csv(int argc, char **argv);
 int mp_cmd_harness(int argc, char **argv);

@@ -5,12 +5,15 @@
 
 static const char VERIFY_HELP[] =
     "usage: memplan verify [--json] GRAPH.mpg PLAN.mpp\n"
+    "       memplan verify [--json] MODEL.pte|MODEL.tflite\n"
     "\n"
     "Check every rule a plan must hold against its graph, independently of\n"
     "how the plan was made: completeness, sizes and alignment, bounds, no\n"
     "overlap, control flow, devices, free points, consistency.  Prints each\n"
     "violation on its own line, then a summary with the plan's total bytes,\n"
-    "the lower bound and their ratio.\n"
+    "the lower bound and their ratio.  A compiled program (an ExecuTorch\n"
+    "program or a TFLite model, known by its file identifier) is checked\n"
+    "with the plan it carries (docs/artifacts.md).\n"
     "\n"
     "options:\n"
     "  --json       the same report as JSON\n"
@@ -58,7 +61,9 @@ int mp_cmd_verify(int argc, char **argv) {
             return mp_usage_error(a.cmd, "unknown option '%s'", arg);
         }
     }
-    if (nf != 2) return mp_usage_error(a.cmd, "need a graph file and a plan file");
+    const char *kind = nf == 1 ? mp_artifact_kind(files[0]) : NULL;
+    if (kind) return mp_verify_artifact(files[0], kind, json);
+    if (nf != 2) return mp_usage_error(a.cmd, "need a graph file and a plan file (or one .pte or .tflite)");
     mp_err err;
     mp_program *prog = mp_graph_load(files[0], &err);
     if (!prog) return mp_cli_fail(a.cmd, &err);

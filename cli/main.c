@@ -15,6 +15,9 @@ static const char MAIN_HELP[] =
     "  verify    check a plan against its graph, whoever made it\n"
     "  gen       write a random, valid graph file\n"
     "  import-csv  a MiniMalloc-style CSV allocation problem as a graph file\n"
+    "  import-pte  an ExecuTorch program (.pte) as a graph file, and its plan\n"
+    "  import-tflite  a TFLite model (.tflite) as a graph file, and its plan\n"
+    "  replan    a .pte or .tflite again, with memplan's plan written into it\n"
     "  harness   differential checks on random graphs, metrics into SQLite\n"
     "  report    the metrics history: quality over time, worst graphs, changes\n"
     "  gate      compare the latest harness run with a committed baseline\n"
@@ -72,6 +75,8 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "plan") == 0) return mp_cmd_plan(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0) return mp_cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0) return mp_cmd_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "import-pte") == 0 || strcmp(cmd, "import-tflite") == 0 || strcmp(cmd, "replan") == 0)
+        return mp_cmd_artifact(argc - 1, argv + 1);
     if (strcmp(cmd, "import-csv") == 0) return mp_cmd_import_csv(argc - 1, argv + 1);
     if (strcmp(cmd, "harness") == 0) return mp_cmd_harness(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0) return mp_cmd_report(argc - 1, argv + 1);

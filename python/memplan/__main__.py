@@ -81,14 +81,86 @@ def export_fx(argv):
            % (head, args.model, args.input_shape, args.dtype, " --cat-in-place" if args.cat_in_place else "", body))
 
 
+def _artifact_kind(path):
+    """'pte' or 'tflite' by the file identifier at byte 4, else None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError:
+        return None
+    return {b"ET12": "pte", b"TFL3": "tflite"}.get(head[4:8])
+
+
+def import_artifact(kind, argv):
+    """import-pte / import-tflite: the graph (and, with --plan, the plan
+    the file carries) of a compiled program."""
+    ap = argparse.ArgumentParser(prog="memplan import-" + kind,
+                                 description="a compiled %s program as a memplan graph" % kind)
+    ap.add_argument("model")
+    ap.add_argument("-o", "--output", default="-", help="the .mpg file (default stdout)")
+    ap.add_argument("--plan", help="also write the plan the file carries (.mpp)")
+    args = ap.parse_args(argv)
+    from . import artifacts
+
+    graph_text, plan_text, note = artifacts.import_file(kind, args.model)
+    head, _, body = graph_text.partition("\n")
+    graph_text = "%s\n# %s (memplan import-%s)%s\n%s" % (head, os.path.basename(args.model), kind, note, body)
+    if args.plan:
+        _write_checked(args.plan, plan_text)
+    _write_checked(args.output, graph_text)
+    return 0
+
+
+def _write_checked(path, text):
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        from .flatbuf import write_atomic
+
+        write_atomic(path, text)
+
+
+def replan_artifact(argv):
+    ap = argparse.ArgumentParser(prog="memplan replan", description="a .pte or .tflite with memplan's plan")
+    ap.add_argument("model")
+    ap.add_argument("-o", "--output", required=True, help="the re-planned file")
+    ap.add_argument("--algo", default="opt")
+    ap.add_argument("--alignment", type=int, default=16)
+    ap.add_argument("--banks", help="a memory map (.pte only), as memplan plan --banks")
+    args = ap.parse_args(argv)
+    from . import artifacts
+
+    kind = _artifact_kind(args.model)
+    if kind is None:
+        raise SystemExit("memplan replan: %s: neither an ExecuTorch program (ET12) nor a TFLite model (TFL3)"
+                         % args.model)
+    before, after = artifacts.replan_file(kind, args.model, args.output, args.algo, args.alignment, args.banks)
+    saved = before - after
+    print("%s: %d bytes planned before, %d after (%s %d bytes, %.1f%%)"
+          % (args.output, before, after, "saved" if saved >= 0 else "added", abs(saved),
+             100.0 * saved / before if before else 0.0))
+    return 0
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
-    if argv[0] == "export-fx":
-        return export_fx(argv[1:])
-    print("python3 -m memplan: unknown command %r (export-fx)" % argv[0], file=sys.stderr)
+    from .errors import MemplanError
+
+    try:
+        if argv[0] == "export-fx":
+            return export_fx(argv[1:])
+        if argv[0] in ("import-pte", "import-tflite"):
+            return import_artifact(argv[0][7:], argv[1:])
+        if argv[0] == "replan":
+            return replan_artifact(argv[1:])
+    except MemplanError as e:
+        print("memplan %s: %s" % (os.environ.get("MEMPLAN_COMMAND") or argv[0], e.message), file=sys.stderr)
+        return e.code
+    print("python3 -m memplan: unknown command %r (export-fx, import-pte, import-tflite, replan)" % argv[0],
+          file=sys.stderr)
     return 2
 
 

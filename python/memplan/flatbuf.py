@@ -1,0 +1,99 @@
+"""FlatBuffers files (.pte, .tflite): where the generated readers and the
+verifier are, and the checks every artifact goes through before it is read.
+
+The readers are what flatc generates from the upstream schemas in
+schemas/ (`make` writes them to build/fb/python; `make install` beside the
+package as memplan/_fb).  They trust every offset in a buffer, so a file is
+first checked by memplan-fbverify, FlatBuffers' own C++ Verifier over the
+same schemas (artifacts/fbverify.cc): a file it refuses is never read."""
+import os
+import shutil
+import subprocess
+import sys
+
+from .errors import MemplanError
+
+EFORMAT = 2  # the library's MP_EFORMAT: unreadable input, exit 2
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_TREE_BUILD = os.path.join(_HERE, "..", "..", "build")
+
+
+class ArtifactError(MemplanError):
+    """A file that cannot be read or re-planned: FILE: why (exit 2)."""
+
+    def __init__(self, path, why, code=EFORMAT):
+        MemplanError.__init__(self, code, "%s: %s" % (path, why))
+
+
+def _first(*candidates):
+    for c in candidates:
+        if c and os.path.exists(c):
+            return os.path.abspath(c)
+    return None
+
+
+def generated_path():
+    """The folder that holds the generated packages executorch_flatbuffer and tflite."""
+    d = _first(os.environ.get("MEMPLAN_FB_PYTHON"), os.path.join(_HERE, "_fb"),
+               os.path.join(_TREE_BUILD, "fb", "python"))
+    if not d:
+        raise MemplanError(EFORMAT, "memplan: the FlatBuffers readers are not built: run make "
+                           "(flatbuffers-compiler), or set MEMPLAN_FB_PYTHON")
+    if d not in sys.path:
+        sys.path.insert(0, d)
+    return d
+
+
+def verifier_path():
+    v = _first(os.environ.get("MEMPLAN_FBVERIFY"), os.path.join(_TREE_BUILD, "memplan-fbverify"),
+               shutil.which("memplan-fbverify"))
+    if not v:
+        raise MemplanError(EFORMAT, "memplan: memplan-fbverify is not built: run make "
+                           "(libflatbuffers-dev, g++), or set MEMPLAN_FBVERIFY")
+    return v
+
+
+def read_verified(path, kind):
+    """The bytes of path once FlatBuffers' verifier has accepted them as
+    kind ('pte' or 'tflite'); ArtifactError otherwise."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ArtifactError(path, "cannot read: %s" % e.strerror)
+    try:
+        r = subprocess.run([verifier_path(), kind, path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=600)
+    except subprocess.TimeoutExpired:
+        raise ArtifactError(path, "FlatBuffers' verifier did not finish in 600 s")
+    if r.returncode != 0:
+        msg = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = msg[-1].split(": ", 1)[-1] if msg else "refused by memplan-fbverify (status %d)" % r.returncode
+        raise ArtifactError(path, why)
+    generated_path()
+    return data
+
+
+def write_atomic(path, data):
+    """All of data at path or nothing: a temporary beside it, then a rename."""
+    import tempfile
+
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise ArtifactError(path, "no folder %s to write it in" % d)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".memplan-", dir=d)
+    except OSError as e:
+        raise ArtifactError(path, "cannot write: %s" % e.strerror)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data if isinstance(data, (bytes, bytearray)) else data.encode("utf-8"))
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def align_up(x, a):
+    return (x + a - 1) // a * a
