@@ -97,3 +97,13 @@ def write_atomic(path, data):
 
 def align_up(x, a):
     return (x + a - 1) // a * a
+
+
+def aligned_bytes(builder, data, alignment):
+    """A [ubyte] vector whose first byte is aligned (a schema's force_align,
+    which flatc's Python code leaves out); its offset."""
+    raw = bytes(bytearray(data))
+    builder.StartVector(1, len(raw), alignment)
+    builder.head = builder.head - len(raw)
+    builder.Bytes[builder.head:builder.head + len(raw)] = raw
+    return builder.EndVector()

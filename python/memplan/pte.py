@@ -429,13 +429,7 @@ def _align_byte_vectors():
     def packer(table_start, add, end, field):
         def pack(self, builder):
             data = getattr(self, field)
-            vec = None
-            if data is not None:
-                raw = bytes(bytearray(data))
-                builder.StartVector(1, len(raw), 16)
-                builder.head = builder.head - len(raw)
-                builder.Bytes[builder.head:builder.head + len(raw)] = raw
-                vec = builder.EndVector()
+            vec = flatbuf.aligned_bytes(builder, data, 16) if data is not None else None
             table_start(builder)
             if vec is not None:
                 add(builder, vec)
