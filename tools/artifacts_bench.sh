@@ -1,0 +1,39 @@
+#!/bin/sh
+# artifacts_bench.sh [MEMPLAN] FILE... : for each .tflite or .pte, the
+# bytes its own planner needs (TFLite Micro's greedy planner, tflm; or the
+# plan the .pte carries), what opt needs, and the lower bound, as a
+# markdown table with totals (docs/benchmarks.md, "Compiled programs").
+# Files that cannot be imported are listed with the reason.
+M=${MEMPLAN:-build/memplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+echo "| file | tensors planned | own plan | opt | lower bound | saved |"
+echo "|---|---:|---:|---:|---:|---:|"
+n=0 own_t=0 opt_t=0 lb_t=0
+for f in "$@"; do
+    case "$f" in *.pte) kind=pte ;; *) kind=tflite ;; esac
+    if ! "$M" import-$kind "$f" -o "$T/g.mpg" --plan "$T/own.mpp" 2>"$T/err"; then
+        echo "| $(basename "$f") | not imported: $(tail -1 "$T/err" | sed 's/.*: //') | | | | |"
+        continue
+    fi
+    opts=$(sed -n 's/^options alignment=\([0-9]*\) .*alloc_mutable=\([01]\).*/--alignment \1 \2/p' "$T/own.mpp")
+    set -- $opts "$@"
+    al=$2 mut=$3
+    shift 3
+    flag=""; [ "$mut" = 0 ] && flag=--no-alloc-mutable
+    "$M" verify "$T/g.mpg" "$T/own.mpp" >"$T/v"
+    own=$(sed -n 's/.*total \([0-9]*\) bytes, lower bound \([0-9]*\).*/\1 \2/p' "$T/v")
+    opt=$("$M" plan --algo opt --alignment "$al" $flag --verify -o /dev/null "$T/g.mpg" 2>&1 |
+        sed -n 's/.*total \([0-9]*\) bytes.*/\1/p')
+    planned=$(grep -c '^alloc' "$T/own.mpp")
+    set -- $own "$@"
+    o=$1 lb=$2
+    shift 2
+    if grep -q '^INVALID' "$T/v"; then # not a plan to compare with: left out of the totals
+        echo "| $(basename "$f") | $planned | $o, invalid ($(grep -c ': overlap:' "$T/v") overlaps) | $opt | $lb | |"
+        continue
+    fi
+    echo "| $(basename "$f") | $planned | $o | $opt | $lb | $((o - opt)) |"
+    n=$((n + 1)) own_t=$((own_t + o)) opt_t=$((opt_t + opt)) lb_t=$((lb_t + lb))
+done
+echo "| **$n files** | | **$own_t** | **$opt_t** | **$lb_t** | **$((own_t - opt_t))** |"
