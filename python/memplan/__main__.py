@@ -106,18 +106,18 @@ def import_artifact(kind, argv):
     head, _, body = graph_text.partition("\n")
     graph_text = "%s\n# %s (memplan import-%s)%s\n%s" % (head, os.path.basename(args.model), kind, note, body)
     if args.plan:
-        _write_checked(args.plan, plan_text)
-    _write_checked(args.output, graph_text)
+        _write_checked(args.plan, plan_text, args.model)
+    _write_checked(args.output, graph_text, args.model)
     return 0
 
 
-def _write_checked(path, text):
+def _write_checked(path, text, model):
     if path == "-":
         sys.stdout.write(text)
     else:
         from .flatbuf import write_atomic
 
-        write_atomic(path, text)
+        write_atomic(path, text, (model,))
 
 
 def replan_artifact(argv):

@@ -75,11 +75,31 @@ def read_verified(path, kind):
     return data
 
 
-def write_atomic(path, data):
-    """All of data at path or nothing: a temporary beside it, then a rename."""
+def write_atomic(path, data, inputs=()):
+    """All of data at path or nothing, as the command's output files: a
+    temporary beside the file, then a rename; a symbolic link's target is
+    written (the link stays); a device or FIFO (/dev/null) is written in
+    place; an output that is one of the inputs is refused."""
+    import stat
     import tempfile
 
-    d = os.path.dirname(os.path.abspath(path))
+    data = data if isinstance(data, (bytes, bytearray)) else data.encode("utf-8")
+    target = os.path.realpath(path)
+    for i in inputs:
+        if os.path.exists(target) and os.path.exists(i) and os.path.samefile(target, i):
+            raise ArtifactError(path, "is one of the inputs: not written over")
+    try:
+        st = os.stat(target)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            with open(target, "wb") as f:
+                f.write(data)
+            return
+        except OSError as e:
+            raise ArtifactError(path, "cannot write: %s" % e.strerror)
+    d = os.path.dirname(target)
     if not os.path.isdir(d):
         raise ArtifactError(path, "no folder %s to write it in" % d)
     try:
@@ -88,8 +108,17 @@ def write_atomic(path, data):
         raise ArtifactError(path, "cannot write: %s" % e.strerror)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data if isinstance(data, (bytes, bytearray)) else data.encode("utf-8"))
-        os.replace(tmp, path)
+            f.write(data)
+        if st is not None:  # the file's own mode; a new file's as open() would make it
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except OSError as e:
+        os.unlink(tmp)
+        raise ArtifactError(path, "cannot write: %s" % e.strerror)
     except BaseException:
         os.unlink(tmp)
         raise

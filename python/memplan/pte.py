@@ -23,7 +23,6 @@ Methods are the graphs of an `entry` line, each planned on its own, as
 ExecuTorch plans them (one non_const_buffer_sizes each)."""
 import struct
 
-from .flatbuf import write_atomic  # noqa: F401 (re-exported for the replan)
 
 from . import flatbuf
 from .flatbuf import ArtifactError
@@ -367,7 +366,7 @@ def replan(path, out_path, algo="opt", alignment=16, banks=None):
         ep_places, sizes = places.get(m.name, ({}, []))
         before += sum(int(x) for x in (m.plan.nonConstBufferSizes if m.plan.nonConstBufferSizes is not None else []))
         after += _apply(m, ep_places, sizes)
-    write_atomic_pte(out_path, data, header, prog)
+    write_atomic_pte(out_path, data, header, prog, path)
     return before, after
 
 
@@ -389,7 +388,7 @@ def _apply(method, places, sizes):
     return sum(new)
 
 
-def write_atomic_pte(out_path, data, header, prog):
+def write_atomic_pte(out_path, data, header, prog, path):
     """prog packed again behind the same extended header, the segments after it."""
     import flatbuffers
 
@@ -398,7 +397,7 @@ def write_atomic_pte(out_path, data, header, prog):
     b.Finish(prog.Pack(b), file_identifier=b"ET12")
     body = bytes(b.Output())
     if not header.present:
-        flatbuf.write_atomic(out_path, body)
+        flatbuf.write_atomic(out_path, body, (path,))
         return
     # The header goes at byte 8, inside the flatbuffer: the root offset
     # (byte 0) grows by its length; every other offset is relative and the
@@ -418,7 +417,7 @@ def write_atomic_pte(out_path, data, header, prog):
     out = struct.pack("<I", root) + body[4:8] + bytes(head) + body[8:]
     if segs:
         out += b"\0" * (base - len(out)) + segs
-    flatbuf.write_atomic(out_path, out)
+    flatbuf.write_atomic(out_path, out, (path,))
 
 
 def _align_byte_vectors():

@@ -305,7 +305,7 @@ def _write(out_path, m, offsets):
     _align_buffers()
     b = flatbuffers.Builder(len(m.data) + 4 * len(words) + 1024)
     b.Finish(m.model.Pack(b), file_identifier=b"TFL3")
-    flatbuf.write_atomic(out_path, bytes(b.Output()))
+    flatbuf.write_atomic(out_path, bytes(b.Output()), (m.path,))
 
 
 def _align_buffers():

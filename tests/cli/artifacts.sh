@@ -82,6 +82,17 @@ done
 tail -c 39216 $D/arduino_KeywordSpotting.pte >"$T/seg0"; tail -c 39216 "$T/arduino_KeywordSpotting.pte" >"$T/seg1"
 cmp -s "$T/seg0" "$T/seg1" && ok || bad "KWS: the constant segment changed"
 
+# outputs as every command writes them: /dev/null stays a device, a
+# symbolic link's target is written, an input is never written over
+expect_rc 0 "$M" import-pte $D/add.pte -o /dev/null --plan /dev/null
+[ -c /dev/null ] && ok || bad "/dev/null is no longer a device"
+ln -s "$T/target.mpg" "$T/link.mpg"
+expect_rc 0 "$M" import-pte $D/add.pte -o "$T/link.mpg"
+[ -L "$T/link.mpg" ] && grep -q "^graph forward" "$T/target.mpg" && ok || bad "the link was replaced"
+cp $D/add.pte "$T/in.pte"
+expect_rc 2 "$M" replan "$T/in.pte" -o "$T/in.pte"
+grep -q "is one of the inputs" "$T/err" && cmp -s "$T/in.pte" $D/add.pte && ok || bad "replan over its input"
+
 # 3. hostile files: a reason, exit 2, nothing written
 printf 'ABCDET12' >"$T/short.pte"
 head -c 700 $D/add.pte >"$T/cut.pte"

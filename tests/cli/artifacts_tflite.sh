@@ -62,7 +62,23 @@ ok = ok and words[2] == sum(len(g["tensors"]) for g in a["subgraphs"]) and a == 
 sys.exit(0 if ok else 1)' "$T/j1/$n.json" "$T/j2/$n.json" && ok || bad "$n: more changed than the offline plan"
 done
 
-# 4. hostile models: a reason, exit 2, nothing written
+# 4. control flow (a model made here: tests/cli/make_if_tflite.py): the
+# branches spliced in where IF runs them, in TFLite Micro's scope order:
+# the IF's output created first, each branch's inputs, operators and
+# outputs, then the IF's inputs and output used once more
+$PY tests/cli/make_if_tflite.py "$T/if.tflite" && ok || bad "make_if_tflite.py"
+expect_rc 0 "$M" import-tflite "$T/if.tflite" -o "$T/if.mpg"
+grep '^node' "$T/if.mpg" | tr '\n' '|' >"$T/if.nodes"
+[ "$(cat "$T/if.nodes")" = "node placeholder out=t0|node placeholder out=t1|node call op=IF out=t2|\
+node call op=subgraph1.inputs out=s1.t0|node call op=ADD in=s1.t0,s1.t0 out=s1.t1|node call op=subgraph1.outputs in=s1.t1|\
+node call op=subgraph2.inputs out=s2.t0|node call op=MUL in=s2.t0,s2.t0 out=s2.t2|node call op=ADD in=s2.t0,s2.t0 out=s2.t1|\
+node call op=subgraph2.outputs in=s2.t1|node call op=IF.end in=t0,t1,t2|node call op=ADD in=t2,t1 out=t3|node output in=t3|" ] &&
+    ok || bad "IF: $(cat "$T/if.nodes")"
+expect_rc 0 "$M" replan "$T/if.tflite" -o "$T/if2.tflite"
+expect_rc 0 "$M" verify "$T/if2.tflite"
+grep -q "^valid" "$T/out" && ok || bad "IF re-planned: $(cat "$T/out")"
+
+# 5. hostile models: a reason, exit 2, nothing written
 head -c 4000 $D/keyword_scrambled.tflite >"$T/cut.tflite"
 $PY -c 'import sys
 d = bytearray(open(sys.argv[1], "rb").read())
