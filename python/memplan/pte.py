@@ -84,6 +84,10 @@ class Method:
         self.values = plan.values or []
         self.tensors = {}  # value index -> (bytes, kind, mem_id, offset)
         for i, v in enumerate(self.values):
+            if v.valType in (TENSOR, TENSOR_LIST, OPTIONAL_TENSOR_LIST) and v.val is None:
+                # a union whose type is set and whose table is not: the verifier lets it pass
+                raise ArtifactError(path, "method %s, value %d: a %s with no table" % (
+                    self.name, i, "tensor" if v.valType == TENSOR else "tensor list"))
             if v.valType == TENSOR:
                 self.tensors[i] = self._tensor(i, v.val)
 
@@ -128,6 +132,11 @@ class Method:
         for chain in self.plan.chains or []:
             for pc, ins in enumerate(chain.instructions or []):
                 a, kind = ins.instrArgs, ins.instrArgsType
+                if a is None:
+                    if kind:
+                        raise ArtifactError(self.path, "method %s, instruction %d: type %d with no arguments"
+                                            % (self.name, pc, kind))
+                    continue
                 if kind == KERNEL:
                     o = ops[a.opIndex] if 0 <= a.opIndex < len(ops) else None
                     op = _name(o.name) + ("." + _name(o.overload) if o is not None and o.overload else "") if o else None

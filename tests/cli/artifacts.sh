@@ -130,5 +130,16 @@ grep -c "True" "$T/flips" | grep -qx 0 && ok || bad "flips: a traceback: $(grep 
 awk '$1 != 0 && $1 != 2' "$T/flips" | grep -q . && bad "flips: $(awk '$1 != 0 && $1 != 2' "$T/flips" | head -2)" || ok
 echo "artifacts: refused $(awk '$1 == 2' "$T/flips" | wc -l) of 200 flipped files, read $(awk '$1 == 0' "$T/flips" | wc -l)"
 
+# the campaign's findings, replayed; and a short campaign of its own
+# (fixed seed: the same 300 cases every run)
+for f in corpus/artifacts/regressions/*.pte corpus/artifacts/regressions/*.tflite; do
+    [ -e "$f" ] || continue
+    case "$f" in *.pte) k=pte ;; *) k=tflite ;; esac
+    "$M" import-$k "$f" -o "$T/r.mpg" 2>"$T/err"; rc=$?
+    { [ $rc = 0 ] || [ $rc = 2 ]; } && ! grep -q Traceback "$T/err" && ok || bad "$f: exit $rc $(tail -1 "$T/err")"
+done
+$PY fuzz/artifacts/campaign.py --cases 300 --seed 7 --out "$T/findings" $D/add.pte $D/ModuleLinear-no-constant-segment.pte \
+    corpus/artifacts/tflite/test_conv_model.tflite >"$T/c" 2>&1 && ok || bad "campaign: $(cat "$T/c"; cat "$T"/findings/*.txt 2>/dev/null | tail -3)"
+
 echo "artifacts: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
