@@ -136,12 +136,13 @@ $(T)/unit: $(TEST_SRC) $(wildcard tests/unit/*.h) $(T)/libmemplan-tools.a $(T)/l
 # Then each stage (gen, plan, verify) as a user runs it, up to 10^6 tensors
 # (BENCH_STAGES_ARGS="--max-tensors 10000000": 10^7, some 4 GiB and a
 # minute).
-bench: $(B)/memplan
+bench: $(B)/memplan $(B)/memplan-fbverify $(FB_PY_STAMP)
 	@mkdir -p results
 	$(B)/memplan bench --db results/metrics.db --data bench/data $(BENCH_ARGS)
 	$(B)/memplan bench --history $(BENCH_HISTORY_ARGS)
 	$(B)/memplan bench --map
 	$(B)/memplan bench --stages --db results/metrics.db $(BENCH_STAGES_ARGS)
+	MEMPLAN=$(B)/memplan sh tools/artifacts_bench.sh corpus/artifacts/pte/*.pte corpus/artifacts/tflite/*.tflite
 
 # ------------------------------------------------------------------ ABI
 # The shared library against the dump of its SONAME (tools/abi_check.sh;
@@ -192,5 +193,5 @@ uninstall:
 clean:
 	rm -rf build
 
--include fuzz/fuzz.mk
 include artifacts/artifacts.mk
+-include fuzz/fuzz.mk

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 static const char CAMPAIGN_HELP[] =
-    "usage: memplan record-campaign --target T --engine libfuzzer|libfuzzer-nosan|afl --seconds S\n"
+    "usage: memplan record-campaign --target T --engine libfuzzer|libfuzzer-nosan|afl|mutation --seconds S\n"
     "                               --executions N --corpus-size N --coverage N\n"
     "                               --crashes N [--db FILE] [--started TIME]\n"
     "\n"
@@ -22,7 +22,9 @@ static const char CAMPAIGN_HELP[] =
     "options:\n"
     "  --db FILE         metrics database (default results/metrics.db)\n"
     "  --target T        the fuzz target (parse, planners, verify, planfile...)\n"
-    "  --engine E        libfuzzer, libfuzzer-nosan (no sanitizers) or afl\n"
+    "  --engine E        libfuzzer, libfuzzer-nosan (no sanitizers), afl, or\n"
+    "                    mutation (fuzz/artifacts/campaign.py: the readers of\n"
+    "                    compiled programs, in Python)\n"
     "  --seconds S       the campaign's length in seconds (decimals allowed)\n"
     "  --executions N    inputs executed\n"
     "  --corpus-size N   inputs in the corpus at the end\n"
@@ -78,8 +80,8 @@ static int campaign_option(mp_args *a, const char *arg, campaign_args *ca, bool 
     } else if (mp_args_is(a, arg, "--engine")) {
         if (!(ca->c.engine = mp_args_value(a, "--engine"))) return MP_EFORMAT;
         if (strcmp(ca->c.engine, "libfuzzer") && strcmp(ca->c.engine, "libfuzzer-nosan") &&
-            strcmp(ca->c.engine, "afl"))
-            return mp_usage_error(a->cmd, "unknown engine '%s' (want libfuzzer, libfuzzer-nosan or afl)",
+            strcmp(ca->c.engine, "afl") && strcmp(ca->c.engine, "mutation"))
+            return mp_usage_error(a->cmd, "unknown engine '%s' (want libfuzzer, libfuzzer-nosan, afl or mutation)",
                                   ca->c.engine);
     } else if (mp_args_is(a, arg, "--seconds")) {
         if (!seconds_of(a, &ca->c.seconds)) return MP_EFORMAT;

@@ -14,6 +14,8 @@
 #                                            going on after crashes
 #   make fuzz TARGET=plan SAN=none           libFuzzer without sanitizers
 #                                            (recorded as libfuzzer-nosan)
+#   make fuzz TARGET=artifacts SECONDS=60    the .pte/.tflite readers' mutation
+#                                            campaign (fuzz/artifacts/), recorded
 #   make fuzz-ci [FUZZ_CI_SECONDS=30]        replay every corpus under ASan+
 #     [FUZZ_CI_JOBS=2]                       UBSan, then each target briefly,
 #                                            FUZZ_CI_JOBS targets at a time
@@ -106,7 +108,7 @@ FUZZ_CI_JOBS ?= 2
 
 fuzz-check-target:
 	@case " $(FUZZ_TARGETS) " in *" $(TARGET) "*) ;; \
-	  *) echo "TARGET must be one of: $(FUZZ_TARGETS)" >&2; exit 2;; esac
+	  *) echo "TARGET must be one of: $(FUZZ_TARGETS) (make fuzz also: artifacts)" >&2; exit 2;; esac
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FZ)/libfuzzer/fuzz-%)
 
@@ -115,10 +117,17 @@ SAN ?= address
 FUZZ_LF_DIR = $(if $(filter none,$(SAN)),fast,libfuzzer)
 FUZZ_LF_ENGINE = $(if $(filter none,$(SAN)),libfuzzer-nosan,libfuzzer)
 
+# TARGET=artifacts: the readers of .pte and .tflite files are Python behind
+# FlatBuffers' verifier: a mutation campaign (fuzz/artifacts/), recorded too
+ifeq ($(TARGET),artifacts)
+fuzz: $(B)/memplan $(B)/memplan-fbverify $(FB_PY_STAMP)
+	sh fuzz/artifacts/run.sh $(SECONDS) $(DB) $(B)/memplan
+else
 fuzz: fuzz-check-target $(FZ)/$(FUZZ_LF_DIR)/fuzz-$(TARGET) $(B)/memplan
 	@case "$(SAN)" in address|none) ;; *) echo "SAN must be address or none" >&2; exit 2;; esac
 	FORK=$(FORK) ENGINE=$(FUZZ_LF_ENGINE) sh fuzz/run-libfuzzer.sh \
 	  $(TARGET) $(SECONDS) $(FZ)/$(FUZZ_LF_DIR)/fuzz-$(TARGET) $(DB) $(B)/memplan
+endif
 
 fuzz-afl: fuzz-check-target $(FZ)/afl/fuzz-$(TARGET) $(FZ)/cmplog/fuzz-$(TARGET) $(B)/memplan
 	sh fuzz/run-afl.sh $(TARGET) $(SECONDS) $(JOBS) $(FZ)/afl/fuzz-$(TARGET) \
@@ -141,10 +150,11 @@ fuzz-seeds: $(B)/memplan
 # CI: the whole corpus under the sanitizers (gcc or clang, no fuzzer
 # needed), then each target for FUZZ_CI_SECONDS with libFuzzer (clang),
 # FUZZ_CI_JOBS at a time (fuzz/ci.sh).
-fuzz-ci: $(FUZZ_TARGETS:%=$(FZ)/libfuzzer/fuzz-%)
+fuzz-ci: $(FUZZ_TARGETS:%=$(FZ)/libfuzzer/fuzz-%) $(B)/memplan $(B)/memplan-fbverify $(FB_PY_STAMP)
 	$(MAKE) --no-print-directory B=$(T) CFLAGS="$(TEST_CFLAGS)" $(FUZZ_TARGETS:%=$(T)/fuzz-replay-%)
 	BUILD=$(T) sh tests/cli/fuzz_replay.sh
 	sh fuzz/ci.sh $(FUZZ_CI_SECONDS) $(FUZZ_CI_JOBS) $(FUZZ_TARGETS)
+	sh fuzz/artifacts/run.sh $(FUZZ_CI_SECONDS) "" $(B)/memplan 30
 
 fuzz-coverage: $(FUZZ_TARGETS:%=$(FZ)/cov/replay-%)
 	sh fuzz/coverage.sh $(FZ)/cov $(LLVM_PROFDATA) $(LLVM_COV) $(FUZZ_TARGETS)

@@ -1,5 +1,5 @@
 """Mutation campaign for the compiled-program readers (issue 49):
-    /usr/bin/python3 fuzz/artifacts/campaign.py [--cases N] [--seed S] [--out DIR] SEED_FILE...
+    /usr/bin/python3 fuzz/artifacts/campaign.py [--cases N] [--seconds S] [--seed S] [--out DIR] SEED_FILE...
 Each case flips, inserts, deletes or overwrites bytes of a seed file (a
 real .pte or .tflite), then imports it and, when that works, re-plans it,
 in this process (python/memplan on sys.path).  A file may be refused
@@ -55,6 +55,7 @@ def run_case(path, kind, out_dir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=1000)
+    ap.add_argument("--seconds", type=float, default=0, help="stop after this long too (0: only --cases)")
     ap.add_argument("--seed", type=int, default=49)
     ap.add_argument("--out", default="results/failures/artifacts")
     ap.add_argument("seeds", nargs="+")
@@ -63,9 +64,14 @@ def main():
     seeds = [(p, open(p, "rb").read(), "pte" if p.endswith(".pte") else "tflite") for p in a.seeds]
     counts = {"read": 0, "refused": 0, "finding": 0}
     os.makedirs(a.out, exist_ok=True)
+    import time
+
+    t0 = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         case = os.path.join(tmp, "case")
         for i in range(a.cases):
+            if a.seconds and time.monotonic() - t0 > a.seconds:
+                break
             path, data, kind = rng.choice(seeds)
             blob = mutate(rng, data)
             with open(case, "wb") as f:
@@ -79,8 +85,9 @@ def main():
                     f.write(blob)
                 with open(name + ".txt", "w") as f:
                     f.write("from %s\n%s" % (path, traceback.format_exc()))
-    print("artifacts campaign: %d cases (seed %d): %d read, %d refused, %d findings"
-          % (a.cases, a.seed, counts["read"], counts["refused"], counts["finding"]))
+    done = counts["read"] + counts["refused"] + counts["finding"]
+    print("artifacts campaign: %d cases (seed %d) in %.0f s: %d read, %d refused, %d findings"
+          % (done, a.seed, time.monotonic() - t0, counts["read"], counts["refused"], counts["finding"]))
     return 1 if counts["finding"] else 0
 
 

@@ -242,6 +242,38 @@ def program(path, methods):
         raise ArtifactError(path, "does not make a memplan program: %s" % e)
 
 
+class PteFile:
+    """A .pte read for Python: `program` (a memplan Program: one graph a
+    method), `methods`, the plan the file carries (`plan()`), checked by
+    the verifier (`verify()`), and `replan(out)`."""
+
+    def __init__(self, path):
+        self.path = path
+        self.data, self.header, self.flatbuffer, self.methods, self.program = load(path)
+
+    def plan_text(self):
+        return file_plan(self.methods, self.program)
+
+    def plan(self):
+        from .planning import parse_plan
+
+        return parse_plan(self.plan_text(), self.program, self.path)
+
+    def verify(self):
+        from .planning import verify
+
+        return verify(self.program, self.plan())
+
+    def replan(self, out_path, algo="opt", alignment=16, banks=None):
+        """(bytes before, bytes after); the file at out_path."""
+        return replan(self.path, out_path, algo, alignment, banks)
+
+
+def open_file(path):
+    """A PteFile; ArtifactError (a MemplanError, code 2) for a file that is not one."""
+    return PteFile(path)
+
+
 def load(path):
     """(bytes, Header, ProgramT, [Method], memplan Program) of a .pte."""
     data, header, prog = read(path)

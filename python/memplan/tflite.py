@@ -239,6 +239,21 @@ class Model:
         out = [("buffers 0 %d" % top if x.startswith("buffers ") else x) for x in out]
         return "\n".join(x.replace("algo=naive", "algo=offline") for x in out) + "\n"
 
+    def plan(self):
+        """The plan TFLite Micro runs (file_plan) as a memplan Plan."""
+        from .planning import parse_plan
+
+        return parse_plan(self.file_plan(), self.program, self.path)
+
+    def verify(self):
+        from .planning import verify
+
+        return verify(self.program, self.plan())
+
+    def replan(self, out_path, algo="opt", alignment=ARENA_ALIGNMENT):
+        """(bytes before, bytes after); the model at out_path."""
+        return replan(self.path, out_path, algo, alignment)
+
     def note(self):
         return "; %d subgraph%s, %d tensors, %s" % (
             len(self.subgraphs), "" if len(self.subgraphs) == 1 else "s", self.tensor_count,
@@ -250,6 +265,12 @@ def read(path):
     from tflite.Model import Model as FbModel, ModelT
 
     return data, ModelT.InitFromObj(FbModel.GetRootAs(data, 0))
+
+
+def open_file(path):
+    """A Model (program, plan(), verify(), replan()); ArtifactError (a
+    MemplanError, code 2) for a file that is not one."""
+    return load(path)
 
 
 def load(path):
