@@ -50,6 +50,12 @@ void mp_cli_tune_process(char **argv);
 
 int mp_cmd_plan(int argc, char **argv);
 int mp_cmd_verify(int argc, char **argv);
+/* cmd_reorder.c: memplan reorder; and the reorder of plan --reorder, which
+ * frees prog and returns the reordered program (a note on stderr), or NULL */
+int mp_cmd_reorder(int argc, char **argv);
+mp_program *mp_cli_reorder(mp_program *prog, const mp_options *o, uint32_t effort, const char *name, mp_err *err);
+/* cmd_plan.c: a planning option of harness/options.c's table, with its value */
+bool mp_cli_planning_option(mp_args *a, const mp_option_flag *f, mp_options *o);
 /* cmd_artifact.c: .pte and .tflite through python/memplan */
 const char *mp_artifact_kind(const char *path); /* "pte", "tflite" or NULL */
 int mp_cmd_artifact(int argc, char **argv);     /* argv[0]: import-pte, import-tflite, replan */

@@ -51,6 +51,10 @@ static const char PLAN_HELP[] =
     "                        written when planning fails)\n"
     "  --verify              verify the plan before writing it; a violation is\n"
     "                        printed to stderr, nothing is written, exit 1\n"
+    "  --reorder             plan the graph in an order of lower peak live bytes\n"
+    "                        (memplan reorder: the plan is the reordered graph's)\n"
+    "  --effort N            with --reorder: randomized passes beyond the first\n"
+    "                        (default 8; more never ends worse)\n"
     "  --summary FILE        also write how big, exactly, to FILE ('-': stdout,\n"
     "                        then the plan needs -o): per buffer its bytes, lower\n"
     "                        bound, peak node and op and the tensors live there,\n"
@@ -66,12 +70,13 @@ static const char PLAN_HELP[] =
 typedef struct plan_args {
     mp_options opts;
     const char *graph, *out, *summary;
-    bool verify, summary_json;
+    bool verify, summary_json, reorder;
+    uint64_t effort;
 } plan_args;
 
 /* A planning option (the table of harness/options.c), with its
  * value when it takes one; false after a usage message. */
-static bool planning_option(mp_args *a, const mp_option_flag *f, mp_options *o) {
+bool mp_cli_planning_option(mp_args *a, const mp_option_flag *f, mp_options *o) {
     char num[24];
     mp_err err;
     const char *text = NULL;
@@ -99,6 +104,14 @@ static int summary_option(mp_args *a, const char *arg, plan_args *pa) {
     return MP_OK;
 }
 
+/* --verify, --reorder, --effort N; false after a usage message. */
+static bool check_option(mp_args *a, const char *arg, plan_args *pa) {
+    if (mp_args_is(a, arg, "--effort")) return mp_args_u64(a, "--effort", 0, 1000000, &pa->effort);
+    bool *flag = mp_args_is(a, arg, "--verify") ? &pa->verify : &pa->reorder;
+    *flag = true;
+    return mp_args_flag_ok(a, arg);
+}
+
 static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan plan");
@@ -106,7 +119,8 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
     pa->opts.algo = MP_ALGO_OPT; /* the public default, as mp_options_new's */
     pa->graph = NULL;
     pa->out = "-";
-    pa->verify = pa->summary_json = false;
+    pa->verify = pa->summary_json = pa->reorder = false;
+    pa->effort = 8;
     pa->summary = NULL;
     const char *arg;
     const mp_option_flag *f;
@@ -129,10 +143,10 @@ static int parse_plan_args(int argc, char **argv, plan_args *pa) {
             pa->opts.algo = (uint32_t)algo;
             algo_given = true;
         } else if ((f = mp_option_find(arg, a.eq ? (size_t)(a.eq - arg) : strlen(arg)))) {
-            if (!planning_option(&a, f, &pa->opts)) return MP_EFORMAT;
-        } else if (mp_args_is(&a, arg, "--verify")) {
-            if (!mp_args_flag_ok(&a, "--verify")) return MP_EFORMAT;
-            pa->verify = true;
+            if (!mp_cli_planning_option(&a, f, &pa->opts)) return MP_EFORMAT;
+        } else if (mp_args_is(&a, arg, "--verify") || mp_args_is(&a, arg, "--reorder") ||
+                   mp_args_is(&a, arg, "--effort")) {
+            if (!check_option(&a, arg, pa)) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "-o") || mp_args_is(&a, arg, "--output")) {
             if (!(pa->out = mp_args_value(&a, "-o"))) return MP_EFORMAT;
         } else if (mp_args_is(&a, arg, "--summary") || mp_args_is(&a, arg, "--summary-format")) {
@@ -168,6 +182,34 @@ static int write_plan(const char *path, const mp_plan *plan, const char *const *
     return mp_out_finish(&o, b, err);
 }
 
+/* plan --reorder: the reordered program's plan, unless the given order's
+ * needs no more bytes (then that one: never worse than without --reorder);
+ * *prog becomes the program the plan is of. */
+static mp_plan *plan_reordered(mp_program **prog, const plan_args *pa, mp_err *err) {
+    mp_program *given = *prog;
+    mp_program *q = mp_program_reorder(given, &pa->opts, (uint32_t)pa->effort, NULL, NULL, NULL, err);
+    mp_plan *p0 = q ? mp_plan_program(given, &pa->opts, err) : NULL;
+    mp_plan *p1 = p0 ? mp_plan_program(q, &pa->opts, err) : NULL;
+    if (!p1) {
+        mp_plan_free(p0);
+        mp_program_free(q);
+        return NULL;
+    }
+    uint64_t b0 = mp_plan_total_bytes(p0), b1 = mp_plan_total_bytes(p1);
+    fprintf(stderr, "%s: reordered, the plan needs %llu bytes, in the given order %llu: %s\n", pa->graph,
+            (unsigned long long)b1, (unsigned long long)b0, b1 < b0 ? "the reordered graph's plan (memplan reorder "
+            "writes that graph)" : "the given order's plan, kept");
+    if (b1 < b0) {
+        mp_plan_free(p0);
+        mp_program_free(given);
+        *prog = q;
+        return p1;
+    }
+    mp_plan_free(p1);
+    mp_program_free(q);
+    return p0;
+}
+
 int mp_cmd_plan(int argc, char **argv) {
     plan_args pa;
     int rc = parse_plan_args(argc, argv, &pa);
@@ -175,7 +217,7 @@ int mp_cmd_plan(int argc, char **argv) {
     mp_err err;
     mp_program *prog = mp_graph_load(pa.graph, &err);
     if (!prog) return mp_cli_fail("memplan plan", &err);
-    mp_plan *plan = mp_plan_program(prog, &pa.opts, &err);
+    mp_plan *plan = pa.reorder ? plan_reordered(&prog, &pa, &err) : mp_plan_program(prog, &pa.opts, &err);
     if (!plan) {
         mp_program_free(prog);
         return mp_cli_fail("memplan plan", &err);

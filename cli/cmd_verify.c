@@ -6,6 +6,7 @@
 static const char VERIFY_HELP[] =
     "usage: memplan verify [--json] GRAPH.mpg PLAN.mpp\n"
     "       memplan verify [--json] MODEL.pte|MODEL.tflite\n"
+    "       memplan verify --order ORIGINAL.mpg REORDERED.mpg [PLAN.mpp]\n"
     "\n"
     "Check every rule a plan must hold against its graph, independently of\n"
     "how the plan was made: completeness, sizes and alignment, bounds, no\n"
@@ -17,6 +18,9 @@ static const char VERIFY_HELP[] =
     "\n"
     "options:\n"
     "  --json       the same report as JSON\n"
+    "  --order ORIGINAL.mpg  check first that the graph is a valid schedule of\n"
+    "               ORIGINAL (memplan reorder): the same nodes, every dependency\n"
+    "               kept (docs/reorder.md); then the plan, when one is given\n"
     "  -h, --help   this text\n"
     "\n"
     "exit status: 0 valid; 1 invalid; 2 bad usage or unreadable input.\n";
@@ -41,10 +45,24 @@ int mp_verify_and_print(const mp_program *prog, const mp_plan *plan, bool json,
     return rc;
 }
 
+/* memplan verify --order: the reordered graph against the original. */
+static int check_order(const char *original, const char *reordered) {
+    mp_err err;
+    mp_program *a = mp_graph_load(original, &err), *b = a ? mp_graph_load(reordered, &err) : NULL;
+    int rc = b ? mp_verify_order(a, b, &err) : err.code;
+    if (rc == MP_OK) printf("order: valid: %s is a schedule of %s\n", reordered, original);
+    else if (rc == MP_EINVALID) printf("order: INVALID: %s\n", err.msg);
+    else rc = mp_cli_fail("memplan verify", &err);
+    fflush(stdout);
+    mp_program_free(a);
+    mp_program_free(b);
+    return rc;
+}
+
 int mp_cmd_verify(int argc, char **argv) {
     mp_args a;
     mp_args_init(&a, argc, argv, "memplan verify");
-    const char *files[2] = {NULL, NULL}, *arg;
+    const char *files[2] = {NULL, NULL}, *arg, *original = NULL;
     int nf = 0;
     bool json = false, opt;
     while ((arg = mp_args_next(&a, &opt))) {
@@ -57,9 +75,16 @@ int mp_cmd_verify(int argc, char **argv) {
         } else if (mp_args_is(&a, arg, "--json")) {
             if (!mp_args_flag_ok(&a, "--json")) return MP_EFORMAT;
             json = true;
+        } else if (mp_args_is(&a, arg, "--order")) {
+            if (!(original = mp_args_value(&a, "--order"))) return MP_EFORMAT;
         } else {
             return mp_usage_error(a.cmd, "unknown option '%s'", arg);
         }
+    }
+    if (original) {
+        if (nf == 0) return mp_usage_error(a.cmd, "--order needs the reordered graph file");
+        int orc = check_order(original, files[0]);
+        if (orc != MP_OK || nf == 1) return orc;
     }
     const char *kind = nf == 1 ? mp_artifact_kind(files[0]) : NULL;
     if (kind) return mp_verify_artifact(files[0], kind, json);

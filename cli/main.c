@@ -18,6 +18,7 @@ static const char MAIN_HELP[] =
     "  import-pte  an ExecuTorch program (.pte) as a graph file, and its plan\n"
     "  import-tflite  a TFLite model (.tflite) as a graph file, and its plan\n"
     "  replan    a .pte or .tflite again, with memplan's plan written into it\n"
+    "  reorder   a graph in an operator order of lower peak live bytes\n"
     "  harness   differential checks on random graphs, metrics into SQLite\n"
     "  report    the metrics history: quality over time, worst graphs, changes\n"
     "  gate      compare the latest harness run with a committed baseline\n"
@@ -77,6 +78,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "gen") == 0) return mp_cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "import-pte") == 0 || strcmp(cmd, "import-tflite") == 0 || strcmp(cmd, "replan") == 0)
         return mp_cmd_artifact(argc - 1, argv + 1);
+    if (strcmp(cmd, "reorder") == 0) return mp_cmd_reorder(argc - 1, argv + 1);
     if (strcmp(cmd, "import-csv") == 0) return mp_cmd_import_csv(argc - 1, argv + 1);
     if (strcmp(cmd, "harness") == 0) return mp_cmd_harness(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0) return mp_cmd_report(argc - 1, argv + 1);

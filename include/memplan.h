@@ -315,6 +315,31 @@ MP_API int mp_options_set(mp_options *o, const char *name, const char *value, mp
  * MP_EFORMAT on an unknown name. */
 MP_API int mp_options_get(const mp_options *o, const char *name, mp_buf *out, mp_err *err);
 
+/* ------------------------------------------------------------- reorder */
+
+/* The program with the nodes of each graph in another topological order,
+ * one of lower peak live bytes (the lower bound of every plan), since 2.2
+ * (issue 50, docs/reorder.md).  Every data dependency is kept, the nodes
+ * that name storage written in place or a mutable buffer keep their
+ * relative order, placeholders stay first and the output node last;
+ * sub-graphs are reordered inside.  opts (NULL: the defaults) gives the
+ * alignment and what is planned.  effort: randomized passes of the list
+ * scheduler beyond the first (0 for one pass; more effort never ends
+ * worse); a graph of at most 20 movable nodes is searched exhaustively.
+ * The given order is kept where nothing lower is found.  peak_before,
+ * peak_after: the entry graphs' largest peak in the given order and the
+ * new one; optimal: 1 when every graph's order was proved optimal (each
+ * may be NULL).  A new program (free it), or NULL with err. */
+/* Is `reordered` a valid schedule of `original` (since 2.2)?  The same
+ * graphs, methods and tensors, the same nodes each once, placeholders
+ * first and the output node last in their places, every tensor read after
+ * the node that writes it, and the nodes that name storage written in
+ * place or a mutable buffer in their order.  MP_OK, or MP_EINVALID with
+ * the first rule broken in err (MP_ENOMEM). */
+MP_API int mp_verify_order(const mp_program *original, const mp_program *reordered, mp_err *err);
+MP_API mp_program *mp_program_reorder(const mp_program *prog, const mp_options *opts, uint32_t effort,
+                                      uint64_t *peak_before, uint64_t *peak_after, int *optimal, mp_err *err);
+
 /* ----------------------------------------------------------------- plans */
 
 /* Plan a program with the planner and mode in `opts` (NULL: the

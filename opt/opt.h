@@ -62,4 +62,11 @@ typedef uint64_t (*pk_packer)(pk_item *items, uint32_t n);
 mp_plan *mp_opt_plan_packed(const mp_program *prog, const mp_options *o, pk_packer pack,
                             const char *algo_name, mp_err *err);
 
+/* reorder.c (issue 50): the program with each graph's nodes in an order
+ * of lower peak live bytes (see the file); *out a new program.  The
+ * entry graphs' largest peak before and after, and whether every graph's
+ * order was proved optimal by the exact search (NULL: not wanted). */
+int mp_reorder_run(const mp_program *prog, const mp_options *opts, uint32_t effort, mp_program **out,
+                   uint64_t *peak_before, uint64_t *peak_after, int *optimal, mp_err *err);
+
 #endif

@@ -25,6 +25,7 @@ import struct
 
 
 from . import flatbuf
+from .errors import MemplanError
 from .flatbuf import ArtifactError
 
 # ScalarType (schemas/executorch/scalar_type.fbs) -> bytes per element
@@ -229,16 +230,18 @@ def program(path, methods):
 
     b = Builder()
     seen = set()
-    for m in methods:
-        if m.name in seen:
-            raise ArtifactError(path, "two methods named %r" % m.name)
-        seen.add(m.name)
-        m.build(b.graph(m.name))
-    if len(methods) > 1:
-        b.methods(*[m.name for m in methods])
     try:
+        for m in methods:
+            if m.name in seen:
+                raise ArtifactError(path, "two methods named %r" % m.name)
+            seen.add(m.name)
+            m.build(b.graph(m.name))
+        if len(methods) > 1:
+            b.methods(*[m.name for m in methods])
         return b.build(path)
-    except Exception as e:  # the library's checks, as for a graph file
+    except ArtifactError:
+        raise
+    except (MemplanError, ValueError, OverflowError) as e:  # the library's checks, as for a graph file
         raise ArtifactError(path, "does not make a memplan program: %s" % e)
 
 

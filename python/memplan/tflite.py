@@ -17,6 +17,7 @@ compare); constants `const`."""
 import struct
 
 from . import flatbuf
+from .errors import MemplanError
 from .flatbuf import ArtifactError
 
 # TensorType -> bytes per element, as TfLiteTypeSizeOf (memory_helpers.cc)
@@ -130,6 +131,8 @@ class Model:
             size = 1
         for d in (tensor.shape if tensor.shape is not None else []):
             size *= max(int(d), 0)
+        if size >= 1 << 62:
+            raise ArtifactError(self.path, "subgraph %d, tensor %d: %d bytes, past 2^62" % (sg, t, size))
         return size, kind
 
     def offline_offsets(self):
@@ -154,6 +157,14 @@ class Model:
         return None
 
     def build(self, pins=False):
+        try:
+            return self._build(pins)
+        except ArtifactError:
+            raise
+        except (MemplanError, ValueError, OverflowError) as e:  # the library's checks, as for a graph file
+            raise ArtifactError(self.path, "does not make a memplan program: %s" % e)
+
+    def _build(self, pins):
         """The memplan Program of the flattened model; with pins, the
         offline plan's offsets as pins (at=), for planning the rest around
         them as TFLite Micro does."""
@@ -230,7 +241,7 @@ class Model:
             f = line.split()
             if f[:1] == ["alloc"]:
                 kv = dict(x.split("=", 1) for x in f[2:])
-                off = fixed[self.planned[f[1]]]
+                off = fixed[self.planned[f[1]]] if f[1] in self.planned else 0  # an empty tensor: anywhere
                 top = max(top, off + int(kv["size"]))
                 f = [x if not x.startswith(("offset=", "obj=")) else x.split("=")[0] + "=" + (
                     str(off) if x.startswith("offset=") else "0") for x in f]

@@ -1,0 +1,483 @@
+/* reorder.c - an operator order that lowers the peak of live bytes
+ * (issue 50; docs/reorder.md).  The lower bound of every plan is the peak,
+ * over the program's order, of the bytes live at a node; the order is a
+ * choice.  For each graph this finds a topological order of its nodes
+ * with a lower peak and keeps the program's meaning:
+ *   - a node that reads a tensor comes after the node that writes it;
+ *   - the nodes that name a storage that is written in place (an in-place
+ *     family) or a mutable buffer keep their relative order: a write into
+ *     shared bytes stays after every reader of what it overwrites;
+ *   - placeholders first and the output node last, as they were;
+ *   - control-flow nodes and delegates are single nodes, their sub-graphs
+ *     reordered inside, each graph on its own (methods too).
+ * A storage unit is an in-place family through views (its root's), as big
+ * as its largest planned member, aligned, live from the first node that
+ * names it to the last (a mutable one to the end).  A control-flow node
+ * adds its largest sub-graph's peak while it runs, as the verifier's bound
+ * does.
+ * Exact by dynamic programming over the sets of nodes done when a graph
+ * has at most REORDER_EXACT_NODES movable nodes (the order is then proved
+ * optimal for this measure); else list scheduling (the ready node that
+ * adds the fewest bytes net), then effort-many randomized passes, the best
+ * kept: more effort never ends worse (the passes before are the same),
+ * and the given order is kept unless one is strictly lower. */
+#include "internal.h"
+#include "opt.h"
+
+#define REORDER_EXACT_NODES 20
+
+typedef struct rgraph {
+    uint32_t n, first, last;   /* nodes; the movable ones are [first, last) */
+    uint32_t n_units;
+    uint64_t *usize;           /* per unit: bytes */
+    uint8_t *uend;             /* per unit: lives to the end (mutable) */
+    uint32_t *use_off, *uses;  /* per node: the units it names (CSR) */
+    uint32_t *pred_off, *preds; /* per node: the nodes before it (CSR) */
+    uint64_t *extra;           /* per node: its sub-graphs' largest peak */
+} rgraph;
+
+/* The storage unit of every tensor: its in-place family root through
+ * views, numbered densely; sizes and the units written in place. */
+static uint32_t units_of(const mp_graphdef *g, const mp_options *o, mp_alloc_flags f, int32_t *unit,
+                         uint64_t **usize, uint8_t **shared_write, uint8_t **uend) {
+    int32_t *roots = mp_inplace_roots(g, o->per_device);
+    int32_t *id = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *id);
+    for (uint32_t t = 0; t < g->n_tensors; t++) id[t] = -1;
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        int32_t r = roots[t] >= 0 ? roots[t] : g->tensors[t].root;
+        if (id[r] < 0) id[r] = (int32_t)n++;
+        unit[t] = id[r];
+    }
+    *usize = mp_xcalloc(n + 1, sizeof **usize);
+    *shared_write = mp_xcalloc(n + 1, 1);
+    *uend = mp_xcalloc(n + 1, 1);
+    mp_life L;
+    mp_life_compute(g, &L);
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+        const mp_tensor *x = &g->tensors[t];
+        if (x->inplace_base >= 0 || (x->flags & MP_T_MUTABLE)) (*shared_write)[unit[t]] = 1;
+        if (x->flags & MP_T_MUTABLE) (*uend)[unit[t]] = 1;
+        if (!mp_life_is_planned(g, &L, (int32_t)t, f)) continue;
+        uint64_t s = mp_align_up(x->size, o->alignment);
+        if (s > (*usize)[unit[t]]) (*usize)[unit[t]] = s;
+    }
+    mp_life_free(&L);
+    mp_xfree(roots);
+    mp_xfree(id);
+    return n;
+}
+
+/* Node v's units, each once, into r->uses (stamp: scratch of n_units). */
+static void node_units(const mp_node *nd, const int32_t *unit, uint32_t *stamp, uint32_t v, mp_buf *out) {
+    for (int side = 0; side < 2; side++) {
+        const int32_t *ts = side ? nd->out : nd->in;
+        uint32_t k = side ? nd->n_out : nd->n_in;
+        for (uint32_t i = 0; i < k; i++) {
+            uint32_t u = (uint32_t)unit[ts[i]];
+            if (stamp[u] == v + 1) continue;
+            stamp[u] = v + 1;
+            mp_buf_put(out, (const char *)&u, sizeof u);
+        }
+    }
+}
+
+/* Edges (a before b) into e: each read after its write; each unit written
+ * in place (or mutable) keeps the order of the nodes that name it. */
+static void edges_of(const mp_graphdef *g, const rgraph *r, const uint8_t *shared_write, mp_buf *e) {
+    for (uint32_t v = 0; v < g->n_nodes; v++) {
+        const mp_node *nd = &g->nodes[v];
+        for (uint32_t i = 0; i < nd->n_in; i++) {
+            const mp_tensor *x = &g->tensors[nd->in[i]];
+            int32_t d = x->def_node >= 0 ? x->def_node : g->tensors[x->root].def_node;
+            if (d >= 0 && (uint32_t)d != v) {
+                uint32_t ab[2] = {(uint32_t)d, v};
+                mp_buf_put(e, (const char *)ab, sizeof ab);
+            }
+        }
+    }
+    int32_t *last = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *last);
+    for (uint32_t u = 0; u < r->n_units; u++) last[u] = -1;
+    for (uint32_t v = 0; v < g->n_nodes; v++)
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
+            uint32_t u = r->uses[k];
+            if (!shared_write[u]) continue;
+            if (last[u] >= 0) {
+                uint32_t ab[2] = {(uint32_t)last[u], v};
+                mp_buf_put(e, (const char *)ab, sizeof ab);
+            }
+            last[u] = (int32_t)v;
+        }
+    mp_xfree(last);
+}
+
+/* The predecessors of each node (CSR) from the pairs in e. */
+static void preds_csr(rgraph *r, const mp_buf *e) {
+    const uint32_t *ab = (const uint32_t *)e->data;
+    size_t m = e->len / (2 * sizeof *ab);
+    r->pred_off = mp_xcalloc((size_t)r->n + 2, sizeof *r->pred_off);
+    r->preds = mp_xcalloc(m + 1, sizeof *r->preds);
+    for (size_t k = 0; k < m; k++) r->pred_off[ab[2 * k + 1] + 2]++;
+    for (uint32_t v = 0; v < r->n; v++) r->pred_off[v + 2] += r->pred_off[v + 1];
+    for (size_t k = 0; k < m; k++) r->preds[r->pred_off[ab[2 * k + 1] + 1]++] = ab[2 * k];
+}
+
+/* Graph gi as the reorder sees it; extra: each node's sub-graph peak. */
+static void rgraph_build(rgraph *r, const mp_graphdef *g, const mp_options *o, mp_alloc_flags f,
+                         const uint64_t *sub_peak) {
+    memset(r, 0, sizeof *r);
+    r->n = g->n_nodes;
+    while (r->first < r->n && g->nodes[r->first].kind == MP_NODE_PLACEHOLDER) r->first++;
+    r->last = r->n && g->nodes[r->n - 1].kind == MP_NODE_OUTPUT ? r->n - 1 : r->n;
+    int32_t *unit = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *unit);
+    uint8_t *shared_write;
+    r->n_units = units_of(g, o, f, unit, &r->usize, &shared_write, &r->uend);
+    uint32_t *stamp = mp_xcalloc((size_t)r->n_units + 1, sizeof *stamp);
+    mp_buf uses;
+    mp_buf_init(&uses);
+    r->use_off = mp_xcalloc((size_t)r->n + 1, sizeof *r->use_off);
+    for (uint32_t v = 0; v < r->n; v++) {
+        node_units(&g->nodes[v], unit, stamp, v, &uses);
+        r->use_off[v + 1] = (uint32_t)(uses.len / sizeof(uint32_t));
+    }
+    r->uses = mp_xmalloc(uses.len + sizeof(uint32_t));
+    memcpy(r->uses, uses.data, uses.len);
+    mp_buf_free(&uses);
+    r->extra = mp_xcalloc((size_t)r->n + 1, sizeof *r->extra);
+    for (uint32_t v = 0; v < r->n; v++)
+        for (int s = 0; s < 2; s++)
+            if (g->nodes[v].sub[s] >= 0 && sub_peak[g->nodes[v].sub[s]] > r->extra[v])
+                r->extra[v] = sub_peak[g->nodes[v].sub[s]];
+    mp_buf e;
+    mp_buf_init(&e);
+    edges_of(g, r, shared_write, &e);
+    preds_csr(r, &e);
+    mp_buf_free(&e);
+    mp_xfree(stamp);
+    mp_xfree(shared_write);
+    mp_xfree(unit);
+}
+
+static void rgraph_free(rgraph *r) {
+    mp_xfree(r->usize), mp_xfree(r->uend), mp_xfree(r->use_off), mp_xfree(r->uses);
+    mp_xfree(r->pred_off), mp_xfree(r->preds), mp_xfree(r->extra);
+}
+
+/* How many nodes name each unit (a unit that lives to the end counts the
+ * output node once more: it never dies inside the graph). */
+static void users_of(const rgraph *r, uint32_t *left) {
+    memset(left, 0, ((size_t)r->n_units + 1) * sizeof *left);
+    for (uint32_t k = 0; k < r->use_off[r->n]; k++) left[r->uses[k]]++;
+    for (uint32_t u = 0; u < r->n_units; u++) left[u] += r->uend[u];
+}
+
+/* The peak of live bytes over order ord (all n nodes). */
+static uint64_t peak_of(const rgraph *r, const uint32_t *ord) {
+    uint32_t *left = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *left);
+    uint8_t *on = mp_xcalloc((size_t)r->n_units + 1, 1);
+    users_of(r, left);
+    uint64_t live = 0, peak = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t v = ord[i];
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
+            if (!on[r->uses[k]]) on[r->uses[k]] = 1, live += r->usize[r->uses[k]];
+        if (live + r->extra[v] > peak) peak = live + r->extra[v];
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
+            if (--left[r->uses[k]] == 0) live -= r->usize[r->uses[k]];
+    }
+    mp_xfree(left);
+    mp_xfree(on);
+    return peak;
+}
+
+/* ------------------------------------------------------ list scheduling */
+
+typedef struct sched {
+    const rgraph *r;
+    uint32_t *left, *indeg, *succ_off, *succ, *ready;
+    uint8_t *on;
+    uint32_t n_ready;
+    uint64_t live;
+} sched;
+
+/* Node v runs: its units come alive, the ones it names last die. */
+static void run_node(sched *s, uint32_t v) {
+    const rgraph *r = s->r;
+    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
+        if (!s->on[r->uses[k]]) s->on[r->uses[k]] = 1, s->live += r->usize[r->uses[k]];
+    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
+        if (--s->left[r->uses[k]] == 0) s->live -= r->usize[r->uses[k]];
+    for (uint32_t k = s->succ_off[v]; k < s->succ_off[v + 1]; k++) {
+        uint32_t w = s->succ[k];
+        if (--s->indeg[w] == 0 && w >= r->first && w < r->last) s->ready[s->n_ready++] = w;
+    }
+}
+
+/* The bytes v adds net (what it brings alive less what dies after it),
+ * and its live bytes while it runs. */
+static int64_t net_of(const sched *s, uint32_t v, uint64_t *during) {
+    const rgraph *r = s->r;
+    uint64_t add = 0, gone = 0;
+    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
+        uint32_t u = r->uses[k];
+        if (!s->on[u]) add += r->usize[u];
+        if (s->left[u] == 1) gone += r->usize[u];
+    }
+    *during = s->live + add + r->extra[v];
+    return (int64_t)(add - gone);
+}
+
+static void sched_init(sched *s, const rgraph *r) {
+    memset(s, 0, sizeof *s);
+    s->r = r;
+    s->left = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *s->left);
+    s->on = mp_xcalloc((size_t)r->n_units + 1, 1);
+    users_of(r, s->left);
+    s->indeg = mp_xcalloc((size_t)r->n + 1, sizeof *s->indeg);
+    s->succ_off = mp_xcalloc((size_t)r->n + 2, sizeof *s->succ_off);
+    s->succ = mp_xcalloc((size_t)r->pred_off[r->n] + 1, sizeof *s->succ);
+    s->ready = mp_xcalloc((size_t)r->n + 1, sizeof *s->ready);
+    for (uint32_t v = 0; v < r->n; v++) {
+        s->indeg[v] = r->pred_off[v + 1] - r->pred_off[v];
+        for (uint32_t k = r->pred_off[v]; k < r->pred_off[v + 1]; k++) s->succ_off[r->preds[k] + 2]++;
+    }
+    for (uint32_t v = 0; v < r->n; v++) s->succ_off[v + 2] += s->succ_off[v + 1];
+    for (uint32_t v = 0; v < r->n; v++)
+        for (uint32_t k = r->pred_off[v]; k < r->pred_off[v + 1]; k++) s->succ[s->succ_off[r->preds[k] + 1]++] = v;
+    for (uint32_t v = r->first; v < r->last; v++)
+        if (!s->indeg[v]) s->ready[s->n_ready++] = v;
+}
+
+static void sched_free(sched *s) {
+    mp_xfree(s->left), mp_xfree(s->on), mp_xfree(s->indeg), mp_xfree(s->succ_off), mp_xfree(s->succ);
+    mp_xfree(s->ready);
+}
+
+/* The ready node to run next: the fewest bytes added net, then the fewest
+ * live while it runs, then the earliest; with rng, one time in four the
+ * second best (a randomized pass). */
+static uint32_t pick(const sched *s, uint32_t *rng) {
+    uint32_t best = 0, second = UINT32_MAX;
+    int64_t bn = 0;
+    uint64_t bd = 0;
+    for (uint32_t i = 0; i < s->n_ready; i++) {
+        uint64_t d;
+        int64_t n = net_of(s, s->ready[i], &d);
+        if (i == 0 || n < bn || (n == bn && (d < bd || (d == bd && s->ready[i] < s->ready[best])))) {
+            second = i ? best : UINT32_MAX;
+            best = i, bn = n, bd = d;
+        } else if (second == UINT32_MAX) {
+            second = i;
+        }
+    }
+    if (rng && second != UINT32_MAX && mp_xorshift32(rng) % 4 == 0) return second;
+    return best;
+}
+
+/* One list-scheduling pass into ord (all n nodes); false when the
+ * constraints leave a node that never gets ready (a cycle: keep the order). */
+static bool list_schedule(const rgraph *r, uint32_t *rng, uint32_t *ord) {
+    sched s;
+    sched_init(&s, r);
+    uint32_t k = 0;
+    for (uint32_t v = 0; v < r->first; v++) ord[k++] = v, run_node(&s, v);
+    while (s.n_ready) {
+        uint32_t i = pick(&s, rng), v = s.ready[i];
+        s.ready[i] = s.ready[--s.n_ready];
+        ord[k++] = v;
+        run_node(&s, v);
+    }
+    for (uint32_t v = r->last; v < r->n; v++) ord[k++] = v;
+    sched_free(&s);
+    return k == r->n;
+}
+
+/* ------------------------------------------------------------ exact */
+
+/* Per unit: the movable nodes that name it (bits), whether a placeholder
+ * does (alive from the start) and whether it lives past the movable
+ * nodes (the output node or the end names it). */
+typedef struct dp_units {
+    uint32_t *mask;
+    uint8_t *early, *late;
+} dp_units;
+
+static void dp_units_of(const rgraph *r, dp_units *d) {
+    d->mask = mp_xcalloc((size_t)r->n_units + 1, sizeof *d->mask);
+    d->early = mp_xcalloc((size_t)r->n_units + 1, 1);
+    d->late = mp_xcalloc((size_t)r->n_units + 1, 1);
+    for (uint32_t v = 0; v < r->n; v++)
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
+            uint32_t u = r->uses[k];
+            if (v < r->first) d->early[u] = 1;
+            else if (v >= r->last) d->late[u] = 1;
+            else d->mask[u] |= 1u << (v - r->first);
+        }
+    for (uint32_t u = 0; u < r->n_units; u++) d->late[u] |= r->uend[u];
+}
+
+/* Relax every node that can run after the nodes of mask. */
+static void dp_step(const rgraph *r, const dp_units *d, const uint32_t *pmask, uint32_t mask, uint64_t *peak,
+                    uint64_t *live, uint8_t *par) {
+    uint32_t m = r->last - r->first;
+    for (uint32_t b = 0; b < m; b++) {
+        if ((mask >> b & 1) || (pmask[b] & ~mask)) continue;
+        uint32_t v = r->first + b, nm = mask | 1u << b;
+        uint64_t add = 0, gone = 0;
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
+            uint32_t u = r->uses[k];
+            if (!d->early[u] && !(d->mask[u] & mask)) add += r->usize[u];
+            if (!d->late[u] && !(d->mask[u] & ~nm)) gone += r->usize[u];
+        }
+        uint64_t during = live[mask] + add + r->extra[v];
+        uint64_t np = during > peak[mask] ? during : peak[mask];
+        live[nm] = live[mask] + add - gone;
+        if (np < peak[nm]) peak[nm] = np, par[nm] = (uint8_t)(b + 1);
+    }
+}
+
+/* The order of least peak over every order the constraints allow, into
+ * ord, by dynamic programming over the sets of movable nodes done (at most
+ * REORDER_EXACT_NODES of them); false when none is allowed. */
+static bool exact_order(const rgraph *r, uint32_t *ord) {
+    uint32_t m = r->last - r->first, full = (uint32_t)((1ull << m) - 1);
+    dp_units d;
+    dp_units_of(r, &d);
+    uint32_t *pmask = mp_xcalloc(m + 1, sizeof *pmask);
+    for (uint32_t b = 0; b < m; b++)
+        for (uint32_t k = r->pred_off[r->first + b]; k < r->pred_off[r->first + b + 1]; k++) {
+            uint32_t p = r->preds[k];
+            if (p >= r->first && p < r->last) pmask[b] |= 1u << (p - r->first);
+        }
+    size_t states = (size_t)full + 1;
+    uint64_t *peak = mp_xmalloc(states * sizeof *peak), *live = mp_xcalloc(states, sizeof *live);
+    uint8_t *par = mp_xcalloc(states, 1);
+    for (size_t i = 0; i < states; i++) peak[i] = UINT64_MAX;
+    peak[0] = 0;
+    for (uint32_t u = 0; u < r->n_units; u++)
+        if (d.early[u] && (d.mask[u] || d.late[u])) live[0] += r->usize[u]; /* alive when the movable part starts */
+    for (uint32_t mask = 0; mask < full; mask++)
+        if (peak[mask] != UINT64_MAX) dp_step(r, &d, pmask, mask, peak, live, par);
+    bool ok = peak[full] != UINT64_MAX;
+    for (uint32_t v = 0; v < r->first; v++) ord[v] = v;
+    for (uint32_t mask = full, k = r->last; ok && mask; k--) {
+        uint32_t b = par[mask] - 1u;
+        ord[k - 1] = r->first + b;
+        mask &= ~(1u << b);
+    }
+    for (uint32_t v = r->last; v < r->n; v++) ord[v] = v;
+    mp_xfree(peak), mp_xfree(live), mp_xfree(par), mp_xfree(pmask);
+    mp_xfree(d.mask), mp_xfree(d.early), mp_xfree(d.late);
+    return ok;
+}
+
+/* ------------------------------------------------------------ driver */
+
+/* Graph g's best order into ord (n nodes) and its peak; *proved when the
+ * exact search ran.  The given order is kept unless one is lower. */
+static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, bool *proved) {
+    uint32_t *cand = mp_xmalloc(((size_t)r->n + 1) * sizeof *cand);
+    for (uint32_t v = 0; v < r->n; v++) ord[v] = v;
+    uint64_t best = peak_of(r, ord);
+    *proved = false;
+    if (r->last > r->first && r->last - r->first <= REORDER_EXACT_NODES) {
+        if (exact_order(r, cand)) {
+            *proved = true;
+            uint64_t p = peak_of(r, cand);
+            if (p < best) best = p, memcpy(ord, cand, r->n * sizeof *ord);
+        }
+    } else {
+        uint32_t rng = 0x9e3779b9u; /* the same passes on every machine and effort */
+        for (uint32_t pass = 0; pass <= effort; pass++) {
+            if (!list_schedule(r, pass ? &rng : NULL, cand)) break;
+            uint64_t p = peak_of(r, cand);
+            if (p < best) best = p, memcpy(ord, cand, r->n * sizeof *ord);
+        }
+    }
+    mp_xfree(cand);
+    return best;
+}
+
+typedef struct reorder_call {
+    const mp_program *prog;
+    const mp_options *opts;
+    uint32_t effort;
+    mp_program *out;
+    uint64_t before, after;
+    bool optimal;
+    mp_err *err;
+} reorder_call;
+
+/* The program with each graph's nodes in the order perm gives, written
+ * and parsed again: a program of its own, checked like any file. */
+static mp_program *permuted(const mp_program *p, uint32_t **perm, mp_err *err) {
+    mp_program copy = *p;
+    copy.graphs = mp_xcalloc(p->n_graphs + 1, sizeof *copy.graphs);
+    for (uint32_t gi = 0; gi < p->n_graphs; gi++) {
+        copy.graphs[gi] = p->graphs[gi];
+        if (!perm[gi]) continue;
+        mp_node *nodes = mp_xcalloc((size_t)p->graphs[gi].n_nodes + 1, sizeof *nodes);
+        for (uint32_t k = 0; k < p->graphs[gi].n_nodes; k++) nodes[k] = p->graphs[gi].nodes[perm[gi][k]];
+        copy.graphs[gi].nodes = nodes;
+    }
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_graph_write(&copy, &b);
+    mp_program *q = mp_graph_parse(b.data, b.len, p->filename, err);
+    mp_buf_free(&b);
+    for (uint32_t gi = 0; gi < p->n_graphs; gi++)
+        if (perm[gi]) mp_xfree(copy.graphs[gi].nodes);
+    mp_xfree(copy.graphs);
+    return q;
+}
+
+/* Sub-graphs first, so that a node's sub-graph peak is known when the
+ * graph that runs it is reordered; unreachable graphs keep their order. */
+static int reorder_work(void *ctx) {
+    reorder_call *c = ctx;
+    const mp_program *p = c->prog;
+    bool *reach = mp_xcalloc(p->n_graphs + 1, sizeof *reach);
+    mp_graph_reachable(p, reach);
+    int32_t *order = mp_xcalloc(p->n_graphs + 1, sizeof *order);
+    uint32_t n = mp_graphs_children_first(p, reach, order, NULL);
+    uint8_t *map_body = mp_map_bodies(p, reach);
+    uint64_t *peak = mp_xcalloc(p->n_graphs + 1, sizeof *peak), *before = mp_xcalloc(p->n_graphs + 1, sizeof *before);
+    uint32_t **perm = mp_xcalloc(p->n_graphs + 1, sizeof *perm);
+    c->optimal = true;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t gi = (uint32_t)order[k];
+        rgraph r, r0;
+        rgraph_build(&r, &p->graphs[gi], c->opts, mp_context_flags(c->opts, gi, map_body), peak);
+        rgraph_build(&r0, &p->graphs[gi], c->opts, mp_context_flags(c->opts, gi, map_body), before);
+        uint32_t *id = mp_xcalloc((size_t)r.n + 1, sizeof *id);
+        for (uint32_t v = 0; v < r.n; v++) id[v] = v;
+        before[gi] = peak_of(&r0, id);
+        perm[gi] = mp_xmalloc(((size_t)r.n + 1) * sizeof **perm);
+        bool proved;
+        peak[gi] = reorder_graph(&r, c->effort, perm[gi], &proved);
+        c->optimal &= proved;
+        mp_xfree(id);
+        rgraph_free(&r), rgraph_free(&r0);
+    }
+    for (uint32_t k = 0; k < (p->n_entries ? p->n_entries : 1); k++) {
+        int32_t e = p->n_entries ? p->entries[k] : 0;
+        if (before[e] > c->before) c->before = before[e];
+        if (peak[e] > c->after) c->after = peak[e];
+    }
+    c->out = permuted(p, perm, c->err);
+    for (uint32_t gi = 0; gi < p->n_graphs; gi++) mp_xfree(perm[gi]);
+    mp_xfree(perm), mp_xfree(peak), mp_xfree(before), mp_xfree(map_body), mp_xfree(order), mp_xfree(reach);
+    return c->out ? MP_OK : c->err->code;
+}
+
+int mp_reorder_run(const mp_program *prog, const mp_options *opts, uint32_t effort, mp_program **out,
+                   uint64_t *peak_before, uint64_t *peak_after, int *optimal, mp_err *err) {
+    reorder_call c = {prog, opts, effort, NULL, 0, 0, false, err};
+    int rc = mp_guard_run(err, reorder_work, &c);
+    if (rc != MP_OK) return rc;
+    *out = c.out;
+    if (peak_before) *peak_before = c.before;
+    if (peak_after) *peak_after = c.after;
+    if (optimal) *optimal = c.optimal;
+    return MP_OK;
+}
