@@ -106,8 +106,11 @@ static int open_temporary(mp_out *o, mp_err *err) {
     if (!o->tmp) return mp_err_set(err, MP_ENOMEM, "%s: out of memory", o->path);
     memcpy(o->tmp, o->path, plen);
     memcpy(o->tmp + plen, ".tmp.XXXXXX", 12);
+    sigset_t mask; /* a stop between the two left the temporary behind (CI, outputs.sh B18) */
+    mp_stop_block(&mask);
     o->fd = mkstemp(o->tmp);
     o->temp_slot = o->fd >= 0 ? claim_temp(o->tmp) : -1;
+    mp_stop_unblock(&mask);
     if (o->fd < 0) {
         int e = errno;
         mp_xfree(o->tmp);
