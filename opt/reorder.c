@@ -17,7 +17,8 @@
  * does.
  * Exact by dynamic programming over the sets of nodes done when a graph
  * has at most REORDER_EXACT_NODES movable nodes (the order is then proved
- * optimal for this measure); else list scheduling (the ready node that
+ * optimal for this measure, as it is when the peak is one node's own
+ * bytes, which every order has); else list scheduling (the ready node that
  * adds the fewest bytes net), then effort-many randomized passes, the best
  * kept: more effort never ends worse (the passes before are the same),
  * and the given order is kept unless one is strictly lower. */
@@ -373,8 +374,21 @@ static bool exact_order(const rgraph *r, uint32_t *ord) {
 
 /* ------------------------------------------------------------ driver */
 
+/* A peak no order can go below: every node needs the units it names live
+ * while it runs (and its sub-graphs' peak). */
+static uint64_t node_bound(const rgraph *r) {
+    uint64_t best = 0;
+    for (uint32_t v = 0; v < r->n; v++) {
+        uint64_t b = r->extra[v];
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) b += r->usize[r->uses[k]];
+        if (b > best) best = b;
+    }
+    return best;
+}
+
 /* Graph g's best order into ord (n nodes) and its peak; *proved when the
- * exact search ran.  The given order is kept unless one is lower. */
+ * exact search ran or the peak is a node's own bytes (no order is lower).
+ * The given order is kept unless one is lower. */
 static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, bool *proved) {
     uint32_t *cand = mp_xmalloc(((size_t)r->n + 1) * sizeof *cand);
     for (uint32_t v = 0; v < r->n; v++) ord[v] = v;
@@ -395,6 +409,7 @@ static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, b
         }
     }
     mp_xfree(cand);
+    if (best <= node_bound(r)) *proved = true;
     return best;
 }
 

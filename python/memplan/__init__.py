@@ -11,7 +11,8 @@ Errors raise memplan.MemplanError with memplan's own message ("FILE:LINE:
 from ._lib import lib as _library
 from .errors import MemplanError
 from .graph import Builder, Program, load, parse
-from .planning import Allocation, Finding, Plan, Report, load_plan, parse_plan, plan, planners, verify
+from .planning import (Allocation, Finding, Plan, Report, load_plan, parse_plan, plan, planners, reorder, verify,
+                       verify_order)
 
 
 def version():
@@ -20,4 +21,4 @@ def version():
 
 
 __all__ = ["MemplanError", "Builder", "Program", "load", "parse", "Allocation", "Finding", "Plan", "Report",
-           "load_plan", "parse_plan", "plan", "planners", "verify", "version"]
+           "load_plan", "parse_plan", "plan", "planners", "reorder", "verify", "verify_order", "version"]

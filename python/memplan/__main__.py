@@ -142,8 +142,20 @@ def replan_artifact(argv):
     return 0
 
 
+def _stop_cleanly():
+    """SIGTERM and SIGHUP end the command as SystemExit does, so that an
+    output's temporary is removed on the way out (SIGINT already raises
+    KeyboardInterrupt); a signal the caller ignores (nohup) stays ignored."""
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    _stop_cleanly()
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0

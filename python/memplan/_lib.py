@@ -142,6 +142,9 @@ _SIGS = {
     "mp_report_finding_rule": (c_u32, [_P, c_bool, c_u32]),
     "mp_report_write_text": (None, [_P, _B]),
     "mp_device_str": (c_char_p, [Device, ctypes.c_char_p]),
+    "mp_program_reorder": (_P, [_P, _P, c_u32, ctypes.POINTER(c_u64), ctypes.POINTER(c_u64),
+                                ctypes.POINTER(ctypes.c_int), _E]),
+    "mp_verify_order": (ctypes.c_int, [_P, _P, _E]),
 }
 for _name, (_res, _args) in _SIGS.items():
     _fn = getattr(lib, _name)

@@ -120,6 +120,7 @@ class _Export:
         self.made_by = {}  # tensor name -> the fx node that made it (a call's one new tensor)
         self.owner = {}  # storage -> the first tensor name that holds it
         self.used = set()
+        self.fx_of = {}  # the graph's node index -> the fx node it stands for (calls only)
 
     def fresh(self, base):
         name, k = _name(base), 1
@@ -199,10 +200,9 @@ class _Export:
             self.made_by[fresh[0]] = n
         if self.cat_in_place and fresh and n.op == "call_function" and n.target in _CATS:
             self.cat_pieces_in_place(n, fresh[0])
-        if fresh:
+        if fresh or in_names:
+            self.fx_of[len(self.g.nodes)] = n
             self.g.node("call", in_names, fresh, op=op_name(self.gm, n))
-        elif in_names:
-            self.g.node("call", in_names, [], op=op_name(self.gm, n))
 
     def cat_pieces_in_place(self, n, out):
         """torch.cat's output holds its pieces one after another when every
@@ -280,6 +280,11 @@ def from_graph_module(gm, example_inputs, graph_name="main", cat_in_place=False)
     module's buffers (BatchNorm in train mode): they are exported as
     mutable state and given back their values afterwards."""
     example_inputs = _inputs(example_inputs)
+    return _export(gm, example_inputs, graph_name, cat_in_place)[0]
+
+
+def _export(gm, example_inputs, graph_name="main", cat_in_place=False):
+    """(Program, _Export) of one run of gm, its buffers given back."""
     before = {k: b.detach().clone() for k, b in _buffers(gm).items()}
     rec = _Recorder(gm)
     try:
@@ -292,7 +297,8 @@ def from_graph_module(gm, example_inputs, graph_name="main", cat_in_place=False)
             for k, b in _buffers(gm).items():
                 if k in before:
                     b.copy_(before[k])
-    return _Export(gm, rec.results, graph_name, mutated, cat_in_place).run().build("<torch.fx>")
+    ex = _Export(gm, rec.results, graph_name, mutated, cat_in_place)
+    return ex.run().build("<torch.fx>"), ex
 
 
 class UntraceableError(Exception):
@@ -319,3 +325,70 @@ def from_module(module, example_inputs, graph_name="main", train=False, cat_in_p
     finally:
         for m, mode in modes:
             m.training = mode
+
+
+def _node_keys(text):
+    """The node lines of a graph's text, in order (a node's key)."""
+    return [line for line in text.splitlines() if line.startswith("node ")]
+
+
+def reorder(gm, example_inputs, effort=8, **opts):
+    """An fx GraphModule whose nodes run in an order of lower peak live
+    bytes (memplan reorder, docs/reorder.md), for a user to apply before
+    lowering (ExecuTorch's to_executorch): (the new GraphModule, the
+    memplan.Reordered with the peak before and after).  gm is not changed.
+    Calls keep every dependency memplan sees (data, writes in place);
+    the nodes memplan does not see (getitem, shapes, attributes) go right
+    before their first use.  Keyword options as memplan.reorder's."""
+    import copy
+
+    from .planning import reorder as reorder_program
+
+    example_inputs = _inputs(example_inputs)
+    prog, ex = _export(gm, example_inputs)
+    done = reorder_program(prog, effort, **opts)
+    new = copy.deepcopy(gm)
+    by_name = {n.name: n for n in new.graph.nodes}
+    # the reordered program's nodes back to the original's (same lines, in order)
+    first = {}
+    for k, line in enumerate(_node_keys(prog.text())):
+        first.setdefault(line, []).append(k)
+    calls = []
+    for line in _node_keys(done.program.text()):
+        k = first[line].pop(0)
+        if k in ex.fx_of:
+            calls.append(by_name[ex.fx_of[k].name])
+    _move(new.graph, calls)
+    new.recompile()
+    return new, done
+
+
+def _move(graph, calls):
+    """graph's nodes in the order of calls, every other node right before
+    its first use (each after what it reads)."""
+    order, placed = [], set()
+
+    def emit(n):
+        if n in placed:
+            return
+        placed.add(n)
+        for arg in n.all_input_nodes:
+            emit(arg)
+        order.append(n)
+
+    nodes = list(graph.nodes)
+    for n in nodes:
+        if n.op in ("placeholder", "get_attr"):
+            emit(n)
+    for n in calls:
+        emit(n)
+    for n in nodes:
+        if n.op != "output":
+            emit(n)
+    emit(next(n for n in nodes if n.op == "output"))
+    prev = order[0]
+    for n in order[1:]:
+        if prev.next is not n:
+            prev.append(n)
+        prev = n
+    graph.lint()

@@ -257,3 +257,38 @@ def verify(program, plan_):
         return Report(r)
     finally:
         lib.mp_report_free(r)
+
+
+class Reordered:
+    """What reorder() gives: `program` (the reordered Program), the peak
+    live bytes `before` and `after`, and `optimal` (proved)."""
+
+    def __init__(self, program, before, after, optimal):
+        self.program, self.before, self.after, self.optimal = program, before, after, optimal
+
+
+def reorder(program, effort=8, **opts):
+    """The program with each graph's nodes in an order of lower peak live
+    bytes (memplan reorder; keyword options as plan's: alignment,
+    alloc_inputs, alloc_outputs, alloc_mutable, per_device)."""
+    o = options("opt", **opts)
+    err = _lib.Err()
+    before, after, optimal = _lib.c_u64(), _lib.c_u64(), ctypes.c_int()
+    h = lib.mp_program_reorder(program.handle, o._h, in_range(effort, "effort", U32), ctypes.byref(before),
+                               ctypes.byref(after), ctypes.byref(optimal), ctypes.byref(err))
+    check(err, h)
+    from .graph import Program
+
+    return Reordered(Program(h, program.filename), before.value, after.value, bool(optimal.value))
+
+
+def verify_order(original, reordered):
+    """None when `reordered` is a valid schedule of `original`, else the
+    first rule it breaks (memplan verify --order)."""
+    err = _lib.Err()
+    rc = lib.mp_verify_order(original.handle, reordered.handle, ctypes.byref(err))
+    if rc == _lib.OK:
+        return None
+    if rc == 1:  # MP_EINVALID
+        return err.msg.decode("utf-8", "replace")
+    check(err, None)
