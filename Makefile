@@ -143,6 +143,7 @@ bench: $(B)/memplan $(B)/memplan-fbverify $(FB_PY_STAMP)
 	$(B)/memplan bench --map
 	$(B)/memplan bench --stages --db results/metrics.db $(BENCH_STAGES_ARGS)
 	MEMPLAN=$(B)/memplan sh tools/artifacts_bench.sh corpus/artifacts/pte/*.pte corpus/artifacts/tflite/*.tflite
+	MEMPLAN=$(B)/memplan sh tools/reorder_bench.sh
 
 # ------------------------------------------------------------------ ABI
 # The shared library against the dump of its SONAME (tools/abi_check.sh;
