@@ -187,6 +187,32 @@ static void check_no_worse(mp_check_result *r, const mp_algo_outcome *ref, const
              (unsigned long long)o->total_bytes, (unsigned long long)ref->total_bytes);
 }
 
+/* The reorder (issue 50) on every case: a valid schedule of the program
+ * (verify --order), no higher peak, and opt's plan of it verifies. */
+static void check_reorder(const mp_program *p, const mp_options *base, mp_check_result *r) {
+    mp_err err;
+    uint64_t before = 0, after = 0;
+    mp_program *q = mp_program_reorder(p, base, 2, &before, &after, NULL, &err);
+    if (!q) {
+        if (err.code != MP_ENOMEM) mp_check_fail(r, "reorder", "reorder", "%s", err.msg);
+        return;
+    }
+    if (mp_verify_order(p, q, &err) != MP_OK) mp_check_fail(r, "reorder", "reorder", "not a valid order: %s", err.msg);
+    else if (after > before)
+        mp_check_fail(r, "reorder", "reorder", "peak %llu bytes after, %llu before", (unsigned long long)after,
+                      (unsigned long long)before);
+    mp_options o = *base;
+    o.algo = MP_ALGO_OPT;
+    mp_plan *plan = mp_plan_program(q, &o, &err);
+    if (plan) {
+        mp_algo_outcome out;
+        memset(&out, 0, sizeof out);
+        mp_check_verdict(q, plan, "reorder", r, &out);
+        mp_plan_free(plan);
+    }
+    mp_program_free(q);
+}
+
 void mp_check_graph(const mp_program *p, const mp_options *base, const uint32_t *algos,
                     uint32_t n_algos, mp_check_result *r) {
     memset(r, 0, sizeof *r);
@@ -204,6 +230,7 @@ void mp_check_graph(const mp_program *p, const mp_options *base, const uint32_t 
     for (uint32_t k = 0; ref && k < n_algos; k++)
         if (mp_planner_get(algos[k])->caps & MP_CAP_NO_WORSE)
             check_no_worse(r, ref, &r->out[k], mp_algo_name(algos[k]));
+    if (!r->failed) check_reorder(p, base, r);
 }
 
 

@@ -27,6 +27,15 @@
 
 #define REORDER_EXACT_NODES 20
 
+/* Sums of live bytes: each unit is under 2^63 and there are at most 2^32
+ * of them, so sums fit 128 bits (gcc and clang on every 64-bit target);
+ * what leaves this file is saturated to 64 bits.  (Found by the planners
+ * fuzz corpus: sums of tensors near 2^62 wrapped.) */
+__extension__ typedef unsigned __int128 rwide;
+__extension__ typedef __int128 rsigned;
+
+static uint64_t sat64(rwide x) { return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x; }
+
 typedef struct rgraph {
     uint32_t n, first, last;   /* nodes; the movable ones are [first, last) */
     uint32_t n_units;
@@ -41,7 +50,10 @@ typedef struct rgraph {
  * views, numbered densely; sizes and the units written in place. */
 static uint32_t units_of(const mp_graphdef *g, const mp_options *o, mp_alloc_flags f, int32_t *unit,
                          uint64_t **usize, uint8_t **shared_write, uint8_t **uend) {
-    int32_t *roots = mp_inplace_roots(g, o->per_device);
+    /* families as the program writes them, whatever the planning options:
+     * an in-place write across devices (planned apart with --per-device)
+     * still overwrites its base in the program's meaning */
+    int32_t *roots = mp_inplace_roots(g, false);
     int32_t *id = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *id);
     for (uint32_t t = 0; t < g->n_tensors; t++) id[t] = -1;
     uint32_t n = 0;
@@ -173,11 +185,11 @@ static void users_of(const rgraph *r, uint32_t *left) {
 }
 
 /* The peak of live bytes over order ord (all n nodes). */
-static uint64_t peak_of(const rgraph *r, const uint32_t *ord) {
+static rwide peak_of(const rgraph *r, const uint32_t *ord) {
     uint32_t *left = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *left);
     uint8_t *on = mp_xcalloc((size_t)r->n_units + 1, 1);
     users_of(r, left);
-    uint64_t live = 0, peak = 0;
+    rwide live = 0, peak = 0;
     for (uint32_t i = 0; i < r->n; i++) {
         uint32_t v = ord[i];
         for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
@@ -198,7 +210,7 @@ typedef struct sched {
     uint32_t *left, *indeg, *succ_off, *succ, *ready;
     uint8_t *on;
     uint32_t n_ready;
-    uint64_t live;
+    rwide live;
 } sched;
 
 /* Node v runs: its units come alive, the ones it names last die. */
@@ -216,16 +228,16 @@ static void run_node(sched *s, uint32_t v) {
 
 /* The bytes v adds net (what it brings alive less what dies after it),
  * and its live bytes while it runs. */
-static int64_t net_of(const sched *s, uint32_t v, uint64_t *during) {
+static rsigned net_of(const sched *s, uint32_t v, rwide *during) {
     const rgraph *r = s->r;
-    uint64_t add = 0, gone = 0;
+    rwide add = 0, gone = 0;
     for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
         uint32_t u = r->uses[k];
         if (!s->on[u]) add += r->usize[u];
         if (s->left[u] == 1) gone += r->usize[u];
     }
     *during = s->live + add + r->extra[v];
-    return (int64_t)(add - gone);
+    return (rsigned)add - (rsigned)gone;
 }
 
 static void sched_init(sched *s, const rgraph *r) {
@@ -259,11 +271,11 @@ static void sched_free(sched *s) {
  * second best (a randomized pass). */
 static uint32_t pick(const sched *s, uint32_t *rng) {
     uint32_t best = 0, second = UINT32_MAX;
-    int64_t bn = 0;
-    uint64_t bd = 0;
+    rsigned bn = 0;
+    rwide bd = 0;
     for (uint32_t i = 0; i < s->n_ready; i++) {
-        uint64_t d;
-        int64_t n = net_of(s, s->ready[i], &d);
+        rwide d;
+        rsigned n = net_of(s, s->ready[i], &d);
         if (i == 0 || n < bn || (n == bn && (d < bd || (d == bd && s->ready[i] < s->ready[best])))) {
             second = i ? best : UINT32_MAX;
             best = i, bn = n, bd = d;
@@ -318,20 +330,20 @@ static void dp_units_of(const rgraph *r, dp_units *d) {
 }
 
 /* Relax every node that can run after the nodes of mask. */
-static void dp_step(const rgraph *r, const dp_units *d, const uint32_t *pmask, uint32_t mask, uint64_t *peak,
-                    uint64_t *live, uint8_t *par) {
+static void dp_step(const rgraph *r, const dp_units *d, const uint32_t *pmask, uint32_t mask, rwide *peak,
+                    rwide *live, uint8_t *par) {
     uint32_t m = r->last - r->first;
     for (uint32_t b = 0; b < m; b++) {
         if ((mask >> b & 1) || (pmask[b] & ~mask)) continue;
         uint32_t v = r->first + b, nm = mask | 1u << b;
-        uint64_t add = 0, gone = 0;
+        rwide add = 0, gone = 0;
         for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
             uint32_t u = r->uses[k];
             if (!d->early[u] && !(d->mask[u] & mask)) add += r->usize[u];
             if (!d->late[u] && !(d->mask[u] & ~nm)) gone += r->usize[u];
         }
-        uint64_t during = live[mask] + add + r->extra[v];
-        uint64_t np = during > peak[mask] ? during : peak[mask];
+        rwide during = live[mask] + add + r->extra[v];
+        rwide np = during > peak[mask] ? during : peak[mask];
         live[nm] = live[mask] + add - gone;
         if (np < peak[nm]) peak[nm] = np, par[nm] = (uint8_t)(b + 1);
     }
@@ -351,15 +363,16 @@ static bool exact_order(const rgraph *r, uint32_t *ord) {
             if (p >= r->first && p < r->last) pmask[b] |= 1u << (p - r->first);
         }
     size_t states = (size_t)full + 1;
-    uint64_t *peak = mp_xmalloc(states * sizeof *peak), *live = mp_xcalloc(states, sizeof *live);
+    rwide *peak = mp_xmalloc(states * sizeof *peak), *live = mp_xcalloc(states, sizeof *live);
     uint8_t *par = mp_xcalloc(states, 1);
-    for (size_t i = 0; i < states; i++) peak[i] = UINT64_MAX;
+    const rwide none = ~(rwide)0;
+    for (size_t i = 0; i < states; i++) peak[i] = none;
     peak[0] = 0;
     for (uint32_t u = 0; u < r->n_units; u++)
         if (d.early[u] && (d.mask[u] || d.late[u])) live[0] += r->usize[u]; /* alive when the movable part starts */
     for (uint32_t mask = 0; mask < full; mask++)
-        if (peak[mask] != UINT64_MAX) dp_step(r, &d, pmask, mask, peak, live, par);
-    bool ok = peak[full] != UINT64_MAX;
+        if (peak[mask] != none) dp_step(r, &d, pmask, mask, peak, live, par);
+    bool ok = peak[full] != none;
     for (uint32_t v = 0; v < r->first; v++) ord[v] = v;
     for (uint32_t mask = full, k = r->last; ok && mask; k--) {
         uint32_t b = par[mask] - 1u;
@@ -376,10 +389,10 @@ static bool exact_order(const rgraph *r, uint32_t *ord) {
 
 /* A peak no order can go below: every node needs the units it names live
  * while it runs (and its sub-graphs' peak). */
-static uint64_t node_bound(const rgraph *r) {
-    uint64_t best = 0;
+static rwide node_bound(const rgraph *r) {
+    rwide best = 0;
     for (uint32_t v = 0; v < r->n; v++) {
-        uint64_t b = r->extra[v];
+        rwide b = r->extra[v];
         for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) b += r->usize[r->uses[k]];
         if (b > best) best = b;
     }
@@ -392,25 +405,25 @@ static uint64_t node_bound(const rgraph *r) {
 static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, bool *proved) {
     uint32_t *cand = mp_xmalloc(((size_t)r->n + 1) * sizeof *cand);
     for (uint32_t v = 0; v < r->n; v++) ord[v] = v;
-    uint64_t best = peak_of(r, ord);
+    rwide best = peak_of(r, ord);
     *proved = false;
     if (r->last > r->first && r->last - r->first <= REORDER_EXACT_NODES) {
         if (exact_order(r, cand)) {
             *proved = true;
-            uint64_t p = peak_of(r, cand);
+            rwide p = peak_of(r, cand);
             if (p < best) best = p, memcpy(ord, cand, r->n * sizeof *ord);
         }
     } else {
         uint32_t rng = 0x9e3779b9u; /* the same passes on every machine and effort */
         for (uint32_t pass = 0; pass <= effort; pass++) {
             if (!list_schedule(r, pass ? &rng : NULL, cand)) break;
-            uint64_t p = peak_of(r, cand);
+            rwide p = peak_of(r, cand);
             if (p < best) best = p, memcpy(ord, cand, r->n * sizeof *ord);
         }
     }
     mp_xfree(cand);
     if (best <= node_bound(r)) *proved = true;
-    return best;
+    return sat64(best);
 }
 
 typedef struct reorder_call {
@@ -466,7 +479,7 @@ static int reorder_work(void *ctx) {
         rgraph_build(&r0, &p->graphs[gi], c->opts, mp_context_flags(c->opts, gi, map_body), before);
         uint32_t *id = mp_xcalloc((size_t)r.n + 1, sizeof *id);
         for (uint32_t v = 0; v < r.n; v++) id[v] = v;
-        before[gi] = peak_of(&r0, id);
+        before[gi] = sat64(peak_of(&r0, id));
         perm[gi] = mp_xmalloc(((size_t)r.n + 1) * sizeof **perm);
         bool proved;
         peak[gi] = reorder_graph(&r, c->effort, perm[gi], &proved);
