@@ -144,6 +144,7 @@ bench: $(B)/memplan $(B)/memplan-fbverify $(FB_PY_STAMP)
 	$(B)/memplan bench --stages --db results/metrics.db $(BENCH_STAGES_ARGS)
 	MEMPLAN=$(B)/memplan sh tools/artifacts_bench.sh corpus/artifacts/pte/*.pte corpus/artifacts/tflite/*.tflite
 	MEMPLAN=$(B)/memplan sh tools/reorder_bench.sh
+	MEMPLAN=$(B)/memplan sh tools/exact_j.sh
 
 # ------------------------------------------------------------------ ABI
 # The shared library against the dump of its SONAME (tools/abi_check.sh;
