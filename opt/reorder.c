@@ -16,7 +16,7 @@
  * adds its largest sub-graph's peak while it runs, as the verifier's bound
  * does.
  * Exact by dynamic programming over the sets of nodes done when a graph
- * has at most REORDER_EXACT_NODES movable nodes (the order is then proved
+ * has at most REORDER_EXACT_NODES movable nodes and one buffer (the order is then proved
  * optimal for this measure, as it is when the peak is one node's own
  * bytes, which every order has); else list scheduling (the ready node that
  * adds the fewest bytes net), then effort-many randomized passes, the best
@@ -40,6 +40,7 @@ typedef struct rgraph {
     uint32_t n, first, last;   /* nodes; the movable ones are [first, last) */
     uint32_t n_units;
     uint64_t *usize;           /* per unit: bytes */
+    uint32_t *upool, n_pools;  /* per unit: its buffer (dense; sub-graph peaks count in buffer 0) */
     uint8_t *uend;             /* per unit: lives to the end (mutable) */
     uint32_t *use_off, *uses;  /* per node: the units it names (CSR) */
     uint32_t *pred_off, *preds; /* per node: the nodes before it (CSR) */
@@ -48,7 +49,38 @@ typedef struct rgraph {
 
 /* The storage unit of every tensor: its in-place family root through
  * views, numbered densely; sizes and the units written in place. */
-static uint32_t units_of(const mp_graphdef *g, const mp_options *o, mp_alloc_flags f, int32_t *unit,
+/* Each unit's buffer, numbered densely in the order of (device when
+ * --per-device, pool) of its root: the verifier's bound is the sum of each
+ * buffer's own peak. */
+static uint32_t pools_of(const mp_graphdef *g, const mp_options *o, const int32_t *root_of, uint32_t n,
+                         uint32_t **upool) {
+    uint64_t *key = mp_xcalloc((size_t)n + 1, sizeof *key), *sorted = mp_xcalloc((size_t)n + 1, sizeof *sorted);
+    for (uint32_t u = 0; u < n; u++) {
+        const mp_tensor *x = &g->tensors[root_of[u]];
+        uint64_t dev = o->per_device ? (uint64_t)x->device.type << 16 | x->device.index : 0;
+        key[u] = sorted[u] = dev << 32 | mp_pool_of(g, NULL, root_of[u]);
+    }
+    uint64_t *scratch = mp_xcalloc((size_t)n + 1, sizeof *scratch);
+    const uint64_t *in_order = mp_sort_words(sorted, scratch, n, 0, 64);
+    uint32_t m = 0;
+    for (uint32_t u = 0; u < n; u++) /* sorted[m] is never past in_order[u]: one array serves both */
+        if (!m || in_order[u] != sorted[m - 1]) sorted[m++] = in_order[u];
+    mp_xfree(scratch);
+    *upool = mp_xcalloc((size_t)n + 1, sizeof **upool);
+    for (uint32_t u = 0; u < n; u++) { /* binary search of key[u] */
+        uint32_t lo = 0, hi = m;
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (sorted[mid] <= key[u]) lo = mid;
+            else hi = mid;
+        }
+        (*upool)[u] = lo;
+    }
+    mp_xfree(key), mp_xfree(sorted);
+    return m ? m : 1;
+}
+
+static uint32_t units_of(const mp_graphdef *g, const mp_options *o, mp_alloc_flags f, int32_t *unit, rgraph *r,
                          uint64_t **usize, uint8_t **shared_write, uint8_t **uend) {
     /* families as the program writes them, whatever the planning options:
      * an in-place write across devices (planned apart with --per-device)
@@ -57,11 +89,14 @@ static uint32_t units_of(const mp_graphdef *g, const mp_options *o, mp_alloc_fla
     int32_t *id = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *id);
     for (uint32_t t = 0; t < g->n_tensors; t++) id[t] = -1;
     uint32_t n = 0;
+    int32_t *root_of = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *root_of);
     for (uint32_t t = 0; t < g->n_tensors; t++) {
-        int32_t r = roots[t] >= 0 ? roots[t] : g->tensors[t].root;
-        if (id[r] < 0) id[r] = (int32_t)n++;
-        unit[t] = id[r];
+        int32_t rt = roots[t] >= 0 ? roots[t] : g->tensors[t].root;
+        if (id[rt] < 0) root_of[n] = rt, id[rt] = (int32_t)n++;
+        unit[t] = id[rt];
     }
+    r->n_pools = pools_of(g, o, root_of, n, &r->upool);
+    mp_xfree(root_of);
     *usize = mp_xcalloc(n + 1, sizeof **usize);
     *shared_write = mp_xcalloc(n + 1, 1);
     *uend = mp_xcalloc(n + 1, 1);
@@ -82,16 +117,42 @@ static uint32_t units_of(const mp_graphdef *g, const mp_options *o, mp_alloc_fla
 }
 
 /* Node v's units, each once, into r->uses (stamp: scratch of n_units). */
-static void node_units(const mp_node *nd, const int32_t *unit, uint32_t *stamp, uint32_t v, mp_buf *out) {
+static void node_units(const mp_graphdef *g, const mp_node *nd, const int32_t *unit, const int32_t *held,
+                       uint32_t *stamp, uint32_t v, mp_buf *out) {
     for (int side = 0; side < 2; side++) {
         const int32_t *ts = side ? nd->out : nd->in;
         uint32_t k = side ? nd->n_out : nd->n_in;
-        for (uint32_t i = 0; i < k; i++) {
-            uint32_t u = (uint32_t)unit[ts[i]];
-            if (stamp[u] == v + 1) continue;
-            stamp[u] = v + 1;
-            mp_buf_put(out, (const char *)&u, sizeof u);
-        }
+        for (uint32_t i = 0; i < k; i++)
+            for (int j = 0; j < 2; j++) { /* its unit, and the branch memory a cond result holds */
+                int32_t w = j ? held[g->tensors[ts[i]].root] : unit[ts[i]];
+                if (w < 0 || stamp[w] == v + 1) continue;
+                uint32_t u = (uint32_t)w;
+                stamp[u] = v + 1;
+                mp_buf_put(out, (const char *)&u, sizeof u);
+            }
+    }
+}
+
+/* A cond's results may be values its branch returned, whose bytes are in
+ * the branch's memory (D14; the verifier's bound holds that memory until
+ * the results' last use): the branches' peak is a unit of its own, named
+ * by the cond and by every node that names one of its results, in
+ * buffer 0 (where sub-graph peaks count), instead of a peak at the cond
+ * alone.  held[t]: that unit for a cond's result t, else -1. */
+static void cond_units(const mp_graphdef *g, rgraph *r, int32_t *held, uint8_t **shared_write) {
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < r->n; v++) n += g->nodes[v].kind == MP_NODE_COND && r->extra[v];
+    for (uint32_t t = 0; t < g->n_tensors; t++) held[t] = -1;
+    if (!n) return;
+    size_t m = (size_t)r->n_units + n + 1;
+    r->usize = mp_xrealloc(r->usize, m * sizeof *r->usize), r->upool = mp_xrealloc(r->upool, m * sizeof *r->upool);
+    r->uend = mp_xrealloc(r->uend, m), *shared_write = mp_xrealloc(*shared_write, m);
+    for (uint32_t v = 0; v < r->n; v++) {
+        if (g->nodes[v].kind != MP_NODE_COND || !r->extra[v]) continue;
+        uint32_t u = r->n_units++;
+        r->usize[u] = r->extra[v], r->upool[u] = 0, r->uend[u] = 0, (*shared_write)[u] = 0;
+        r->extra[v] = 0;
+        for (uint32_t i = 0; i < g->nodes[v].n_out; i++) held[g->tensors[g->nodes[v].out[i]].root] = (int32_t)u;
     }
 }
 
@@ -143,24 +204,27 @@ static void rgraph_build(rgraph *r, const mp_graphdef *g, const mp_options *o, m
     while (r->first < r->n && g->nodes[r->first].kind == MP_NODE_PLACEHOLDER) r->first++;
     r->last = r->n && g->nodes[r->n - 1].kind == MP_NODE_OUTPUT ? r->n - 1 : r->n;
     int32_t *unit = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *unit);
+    int32_t *held = mp_xmalloc(((size_t)g->n_tensors + 1) * sizeof *held);
     uint8_t *shared_write;
-    r->n_units = units_of(g, o, f, unit, &r->usize, &shared_write, &r->uend);
-    uint32_t *stamp = mp_xcalloc((size_t)r->n_units + 1, sizeof *stamp);
-    mp_buf uses;
-    mp_buf_init(&uses);
-    r->use_off = mp_xcalloc((size_t)r->n + 1, sizeof *r->use_off);
-    for (uint32_t v = 0; v < r->n; v++) {
-        node_units(&g->nodes[v], unit, stamp, v, &uses);
-        r->use_off[v + 1] = (uint32_t)(uses.len / sizeof(uint32_t));
-    }
-    r->uses = mp_xmalloc(uses.len + sizeof(uint32_t));
-    memcpy(r->uses, uses.data, uses.len);
-    mp_buf_free(&uses);
+    r->n_units = units_of(g, o, f, unit, r, &r->usize, &shared_write, &r->uend);
     r->extra = mp_xcalloc((size_t)r->n + 1, sizeof *r->extra);
     for (uint32_t v = 0; v < r->n; v++)
         for (int s = 0; s < 2; s++)
             if (g->nodes[v].sub[s] >= 0 && sub_peak[g->nodes[v].sub[s]] > r->extra[v])
                 r->extra[v] = sub_peak[g->nodes[v].sub[s]];
+    cond_units(g, r, held, &shared_write);
+    uint32_t *stamp = mp_xcalloc((size_t)r->n_units + 1, sizeof *stamp);
+    mp_buf uses;
+    mp_buf_init(&uses);
+    r->use_off = mp_xcalloc((size_t)r->n + 1, sizeof *r->use_off);
+    for (uint32_t v = 0; v < r->n; v++) {
+        node_units(g, &g->nodes[v], unit, held, stamp, v, &uses);
+        r->use_off[v + 1] = (uint32_t)(uses.len / sizeof(uint32_t));
+    }
+    r->uses = mp_xmalloc(uses.len + sizeof(uint32_t));
+    memcpy(r->uses, uses.data, uses.len);
+    mp_buf_free(&uses);
+    mp_xfree(held);
     mp_buf e;
     mp_buf_init(&e);
     edges_of(g, r, shared_write, &e);
@@ -172,7 +236,7 @@ static void rgraph_build(rgraph *r, const mp_graphdef *g, const mp_options *o, m
 }
 
 static void rgraph_free(rgraph *r) {
-    mp_xfree(r->usize), mp_xfree(r->uend), mp_xfree(r->use_off), mp_xfree(r->uses);
+    mp_xfree(r->usize), mp_xfree(r->upool), mp_xfree(r->uend), mp_xfree(r->use_off), mp_xfree(r->uses);
     mp_xfree(r->pred_off), mp_xfree(r->preds), mp_xfree(r->extra);
 }
 
@@ -184,23 +248,28 @@ static void users_of(const rgraph *r, uint32_t *left) {
     for (uint32_t u = 0; u < r->n_units; u++) left[u] += r->uend[u];
 }
 
-/* The peak of live bytes over order ord (all n nodes). */
+/* The measure of order ord (all n nodes): each buffer's peak of live
+ * bytes, summed (one buffer: the peak). */
 static rwide peak_of(const rgraph *r, const uint32_t *ord) {
     uint32_t *left = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *left);
     uint8_t *on = mp_xcalloc((size_t)r->n_units + 1, 1);
+    rwide *live = mp_xcalloc(r->n_pools, sizeof *live), *peak = mp_xcalloc(r->n_pools, sizeof *peak);
     users_of(r, left);
-    rwide live = 0, peak = 0;
     for (uint32_t i = 0; i < r->n; i++) {
         uint32_t v = ord[i];
         for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-            if (!on[r->uses[k]]) on[r->uses[k]] = 1, live += r->usize[r->uses[k]];
-        if (live + r->extra[v] > peak) peak = live + r->extra[v];
+            if (!on[r->uses[k]]) on[r->uses[k]] = 1, live[r->upool[r->uses[k]]] += r->usize[r->uses[k]];
         for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-            if (--left[r->uses[k]] == 0) live -= r->usize[r->uses[k]];
+            if (live[r->upool[r->uses[k]]] > peak[r->upool[r->uses[k]]])
+                peak[r->upool[r->uses[k]]] = live[r->upool[r->uses[k]]];
+        if (live[0] + r->extra[v] > peak[0]) peak[0] = live[0] + r->extra[v];
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
+            if (--left[r->uses[k]] == 0) live[r->upool[r->uses[k]]] -= r->usize[r->uses[k]];
     }
-    mp_xfree(left);
-    mp_xfree(on);
-    return peak;
+    rwide sum = 0;
+    for (uint32_t p = 0; p < r->n_pools; p++) sum += peak[p];
+    mp_xfree(left), mp_xfree(on), mp_xfree(live), mp_xfree(peak);
+    return sum;
 }
 
 /* ------------------------------------------------------ list scheduling */
@@ -210,33 +279,52 @@ typedef struct sched {
     uint32_t *left, *indeg, *succ_off, *succ, *ready;
     uint8_t *on;
     uint32_t n_ready;
-    rwide live;
+    rwide *live, *peak, *add; /* per buffer; add: a candidate's, zero between uses */
 } sched;
 
 /* Node v runs: its units come alive, the ones it names last die. */
 static void run_node(sched *s, uint32_t v) {
     const rgraph *r = s->r;
     for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-        if (!s->on[r->uses[k]]) s->on[r->uses[k]] = 1, s->live += r->usize[r->uses[k]];
+        if (!s->on[r->uses[k]]) s->on[r->uses[k]] = 1, s->live[r->upool[r->uses[k]]] += r->usize[r->uses[k]];
+    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
+        uint32_t p = r->upool[r->uses[k]];
+        if (s->live[p] > s->peak[p]) s->peak[p] = s->live[p];
+    }
+    if (s->live[0] + r->extra[v] > s->peak[0]) s->peak[0] = s->live[0] + r->extra[v];
     for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-        if (--s->left[r->uses[k]] == 0) s->live -= r->usize[r->uses[k]];
+        if (--s->left[r->uses[k]] == 0) s->live[r->upool[r->uses[k]]] -= r->usize[r->uses[k]];
     for (uint32_t k = s->succ_off[v]; k < s->succ_off[v + 1]; k++) {
         uint32_t w = s->succ[k];
         if (--s->indeg[w] == 0 && w >= r->first && w < r->last) s->ready[s->n_ready++] = w;
     }
 }
 
-/* The bytes v adds net (what it brings alive less what dies after it),
- * and its live bytes while it runs. */
-static rsigned net_of(const sched *s, uint32_t v, rwide *during) {
+/* What running v next costs: how much it raises the buffers' peaks (the
+ * measure), the bytes it adds net (what it brings alive less what dies
+ * after it) and its live bytes while it runs. */
+static rsigned net_of(const sched *s, uint32_t v, rwide *raise, rwide *during) {
     const rgraph *r = s->r;
     rwide add = 0, gone = 0;
     for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
         uint32_t u = r->uses[k];
-        if (!s->on[u]) add += r->usize[u];
+        if (!s->on[u]) add += r->usize[u], s->add[r->upool[u]] += r->usize[u];
         if (s->left[u] == 1) gone += r->usize[u];
     }
-    *during = s->live + add + r->extra[v];
+    s->add[0] += r->extra[v];
+    *raise = 0;
+    rwide live = 0;
+    for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) { /* each buffer it touches, and buffer 0 */
+        uint32_t p = k < r->use_off[v + 1] ? r->upool[r->uses[k]] : 0;
+        rwide now = s->live[p] + s->add[p];
+        if (s->add[p] != ~(rwide)0) {
+            if (now > s->peak[p]) *raise += now - s->peak[p];
+            live += now;
+            s->add[p] = ~(rwide)0; /* counted */
+        }
+    }
+    for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) s->add[k < r->use_off[v + 1] ? r->upool[r->uses[k]] : 0] = 0;
+    *during = live;
     return (rsigned)add - (rsigned)gone;
 }
 
@@ -245,6 +333,9 @@ static void sched_init(sched *s, const rgraph *r) {
     s->r = r;
     s->left = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *s->left);
     s->on = mp_xcalloc((size_t)r->n_units + 1, 1);
+    s->live = mp_xcalloc(r->n_pools, sizeof *s->live);
+    s->peak = mp_xcalloc(r->n_pools, sizeof *s->peak);
+    s->add = mp_xcalloc(r->n_pools, sizeof *s->add);
     users_of(r, s->left);
     s->indeg = mp_xcalloc((size_t)r->n + 1, sizeof *s->indeg);
     s->succ_off = mp_xcalloc((size_t)r->n + 2, sizeof *s->succ_off);
@@ -263,22 +354,25 @@ static void sched_init(sched *s, const rgraph *r) {
 
 static void sched_free(sched *s) {
     mp_xfree(s->left), mp_xfree(s->on), mp_xfree(s->indeg), mp_xfree(s->succ_off), mp_xfree(s->succ);
-    mp_xfree(s->ready);
+    mp_xfree(s->ready), mp_xfree(s->live), mp_xfree(s->peak), mp_xfree(s->add);
 }
 
-/* The ready node to run next: the fewest bytes added net, then the fewest
- * live while it runs, then the earliest; with rng, one time in four the
- * second best (a randomized pass). */
+/* The ready node to run next: the one that raises the buffers' peaks
+ * least, then adds the fewest bytes net, then has the fewest live while it
+ * runs, then the earliest; with rng, one time in four the second best (a
+ * randomized pass). */
 static uint32_t pick(const sched *s, uint32_t *rng) {
     uint32_t best = 0, second = UINT32_MAX;
     rsigned bn = 0;
-    rwide bd = 0;
+    rwide br = 0, bd = 0;
     for (uint32_t i = 0; i < s->n_ready; i++) {
-        rwide d;
-        rsigned n = net_of(s, s->ready[i], &d);
-        if (i == 0 || n < bn || (n == bn && (d < bd || (d == bd && s->ready[i] < s->ready[best])))) {
+        rwide d, up;
+        rsigned n = net_of(s, s->ready[i], &up, &d);
+        bool better = i == 0 || up < br ||
+                      (up == br && (n < bn || (n == bn && (d < bd || (d == bd && s->ready[i] < s->ready[best])))));
+        if (better) {
             second = i ? best : UINT32_MAX;
-            best = i, bn = n, bd = d;
+            best = i, br = up, bn = n, bd = d;
         } else if (second == UINT32_MAX) {
             second = i;
         }
@@ -387,16 +481,23 @@ static bool exact_order(const rgraph *r, uint32_t *ord) {
 
 /* ------------------------------------------------------------ driver */
 
-/* A peak no order can go below: every node needs the units it names live
- * while it runs (and its sub-graphs' peak). */
+/* A measure no order can go below: every node needs the units it names
+ * live while it runs (and its sub-graphs' peak), so each buffer's peak is
+ * at least its largest such sum at one node. */
 static rwide node_bound(const rgraph *r) {
-    rwide best = 0;
+    rwide *b = mp_xcalloc(r->n_pools, sizeof *b), *at = mp_xcalloc(r->n_pools, sizeof *at), sum = 0;
     for (uint32_t v = 0; v < r->n; v++) {
-        rwide b = r->extra[v];
-        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) b += r->usize[r->uses[k]];
-        if (b > best) best = b;
+        at[0] = r->extra[v];
+        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) at[r->upool[r->uses[k]]] += r->usize[r->uses[k]];
+        for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) {
+            uint32_t p = k < r->use_off[v + 1] ? r->upool[r->uses[k]] : 0;
+            if (at[p] > b[p]) b[p] = at[p];
+            at[p] = 0;
+        }
     }
-    return best;
+    for (uint32_t p = 0; p < r->n_pools; p++) sum += b[p];
+    mp_xfree(b), mp_xfree(at);
+    return sum;
 }
 
 /* Graph g's best order into ord (n nodes) and its peak; *proved when the
@@ -407,7 +508,7 @@ static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, b
     for (uint32_t v = 0; v < r->n; v++) ord[v] = v;
     rwide best = peak_of(r, ord);
     *proved = false;
-    if (r->last > r->first && r->last - r->first <= REORDER_EXACT_NODES) {
+    if (r->n_pools == 1 && r->last > r->first && r->last - r->first <= REORDER_EXACT_NODES) {
         if (exact_order(r, cand)) {
             *proved = true;
             rwide p = peak_of(r, cand);
