@@ -127,6 +127,8 @@ def replan_artifact(argv):
     ap.add_argument("--algo", default="opt")
     ap.add_argument("--alignment", type=int, default=16)
     ap.add_argument("--banks", help="a memory map (.pte only), as memplan plan --banks")
+    ap.add_argument("--reorder", action="store_true",
+                    help="(.tflite) its operators in an order of lower peak first, where memplan's plan of it is smaller")
     args = ap.parse_args(argv)
     from . import artifacts
 
@@ -134,7 +136,8 @@ def replan_artifact(argv):
     if kind is None:
         raise SystemExit("memplan replan: %s: neither an ExecuTorch program (ET12) nor a TFLite model (TFL3)"
                          % args.model)
-    before, after = artifacts.replan_file(kind, args.model, args.output, args.algo, args.alignment, args.banks)
+    before, after = artifacts.replan_file(kind, args.model, args.output, args.algo, args.alignment, args.banks,
+                                          args.reorder)
     saved = before - after
     print("%s: %d bytes planned before, %d after (%s %d bytes, %.1f%%)"
           % (args.output, before, after, "saved" if saved >= 0 else "added", abs(saved),

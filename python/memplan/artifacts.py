@@ -20,9 +20,12 @@ def import_file(kind, path):
     return model.program.text(), model.file_plan(), model.note()
 
 
-def replan_file(kind, path, out_path, algo, alignment, banks):
+def replan_file(kind, path, out_path, algo, alignment, banks, reorder=False):
     """(bytes before, bytes after) of a re-planned file written to out_path."""
     if kind == "pte":
+        if reorder:
+            raise ArtifactError(path, "--reorder: a .pte's instructions keep their order (they pass values "
+                                "other than tensors, which the import does not follow)")
         from . import pte
 
         return pte.replan(path, out_path, algo, alignment, banks)
@@ -30,4 +33,4 @@ def replan_file(kind, path, out_path, algo, alignment, banks):
         raise ArtifactError(path, "--banks: TFLite Micro plans one arena")
     from . import tflite
 
-    return tflite.replan(path, out_path, algo, alignment)
+    return tflite.replan(path, out_path, algo, alignment, reorder)

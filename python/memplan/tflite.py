@@ -291,9 +291,11 @@ def load(path):
     return m
 
 
-def replan(path, out_path, algo="opt", alignment=ARENA_ALIGNMENT):
+def replan(path, out_path, algo="opt", alignment=ARENA_ALIGNMENT, reorder=False, effort=8):
     """The model with memplan's plan as its offline plan, written to
-    out_path; (bytes TFLite Micro's own plan needs, bytes of memplan's)."""
+    out_path; (bytes TFLite Micro's own plan needs, bytes of memplan's).
+    reorder: its operators in an order of lower peak first (memplan
+    reorder), kept only where memplan's plan of it is smaller."""
     from .planning import plan as make_plan
 
     m = load(path)
@@ -302,6 +304,8 @@ def replan(path, out_path, algo="opt", alignment=ARENA_ALIGNMENT):
     opts = dict(m.plan_options(), alignment=alignment)
     before = make_plan(m.program, "tflm", **opts)
     after = make_plan(m.program, algo, **opts)
+    if reorder:
+        after = _reordered(m, after, algo, effort, opts)
     offsets = [-1] * m.tensor_count
     for line in after.text().splitlines():
         f = line.split()
@@ -312,6 +316,36 @@ def replan(path, out_path, algo="opt", alignment=ARENA_ALIGNMENT):
             offsets[m.planned[f[1]]] = int(kv["offset"])
     _write(out_path, m, offsets)
     return _total(before), _total(after)
+
+
+def _node_lines(text):
+    return [line for line in text.splitlines() if line.startswith("node ")]
+
+
+def _reordered(m, given, algo, effort, opts):
+    """The plan of the model's operators reordered (and the operators moved
+    in m.model) when it is smaller than `given`, else `given`.  One
+    subgraph only: a subgraph run by IF or WHILE keeps its operators."""
+    from .planning import plan as make_plan, reorder as reorder_program
+
+    if len(m.subgraphs) != 1:
+        raise ArtifactError(m.path, "--reorder: a model of %d subgraphs (control flow) keeps its operator order"
+                            % len(m.subgraphs))
+    done = reorder_program(m.program, effort, **opts)
+    plan = make_plan(done.program, algo, **opts)
+    if _total(plan) >= _total(given):
+        return given
+    first = {}
+    for k, line in enumerate(_node_lines(m.program.text())):
+        first.setdefault(line, []).append(k)
+    ops = m.subgraphs[0].operators or []
+    lead = next(k for k, line in enumerate(_node_lines(m.program.text())) if not line.startswith("node placeholder"))
+    order = [first[line].pop(0) - lead for line in _node_lines(done.program.text())]
+    order = [k for k in order if 0 <= k < len(ops)]
+    if sorted(order) != list(range(len(ops))):
+        raise ArtifactError(m.path, "--reorder: the reordered graph's nodes do not map back to the operators")
+    m.subgraphs[0].operators = [ops[k] for k in order]
+    return plan
 
 
 def _total(plan):

@@ -78,7 +78,39 @@ expect_rc 0 "$M" replan "$T/if.tflite" -o "$T/if2.tflite"
 expect_rc 0 "$M" verify "$T/if2.tflite"
 grep -q "^valid" "$T/out" && ok || bad "IF re-planned: $(cat "$T/out")"
 
-# 5. hostile models: a reason, exit 2, nothing written
+# 5. replan --reorder: the operators of a model whose branches interleave
+# run one branch after the other, the arena halves, and the new order is a
+# valid schedule of the old (verify --order over both imports); only the
+# operators' order and the offline plan change (flatc --json)
+$PY tests/cli/make_if_tflite.py "$T/br.tflite" branches && ok || bad "make_if_tflite.py branches"
+expect_rc 0 "$M" replan --reorder "$T/br.tflite" -o "$T/br2.tflite"
+grep -q "2064 bytes planned before, 1056 after" "$T/out" && ok || bad "reorder: $(cat "$T/out" "$T/err")"
+"$M" import-tflite "$T/br.tflite" -o "$T/br.mpg" 2>/dev/null && "$M" import-tflite "$T/br2.tflite" -o "$T/br2.mpg" 2>/dev/null
+expect_rc 0 "$M" verify --order "$T/br.mpg" "$T/br2.mpg"
+[ "$(grep '^node call' "$T/br2.mpg" | sed 's/.* in=\([^ ]*\) .*/\1/' | tr '\n' ' ')" = "t0,t0 t1,t1 t0,t0 t2,t2 t3,t4 " ] && ok ||
+    bad "reorder: $(grep '^node' "$T/br2.mpg" | tr '\n' '|')"
+expect_rc 0 "$M" verify "$T/br2.tflite"
+grep -q "^valid; total 1056 bytes" "$T/out" && ok || bad "reorder: $(cat "$T/out")"
+rm -rf "$T/j1" "$T/j2"
+flatc --json --strict-json --defaults-json -o "$T/j1" schemas/tflite/schema.fbs -- "$T/br.tflite" &&
+    flatc --json --strict-json --defaults-json -o "$T/j2" schemas/tflite/schema.fbs -- "$T/br2.tflite"
+$PY -c 'import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+meta = b["metadata"].pop()
+b["buffers"].pop(meta["buffer"])
+if not b["metadata"] and "metadata" not in a:
+    del b["metadata"]
+key = lambda op: json.dumps(op, sort_keys=True)
+ops_a, ops_b = a["subgraphs"][0].pop("operators"), b["subgraphs"][0].pop("operators")
+sys.exit(0 if a == b and sorted(map(key, ops_a)) == sorted(map(key, ops_b)) and ops_a != ops_b else 1)' \
+    "$T/j1/br.json" "$T/j2/br2.json" && ok || bad "reorder: more changed than the operators' order and the plan"
+# a model where no order is lower keeps its own (and says nothing is saved)
+expect_rc 0 "$M" replan --reorder $D/test_conv_model.tflite -o "$T/conv2.tflite"
+grep -q "7744 bytes planned before, 7744 after" "$T/out" && ok || bad "conv --reorder: $(cat "$T/out")"
+expect_rc 2 "$M" replan --reorder corpus/artifacts/pte/add.pte -o "$T/x.pte"
+grep -q "instructions keep their order" "$T/err" && ok || bad "pte --reorder: $(cat "$T/err")"
+
+# 6. hostile models: a reason, exit 2, nothing written
 head -c 4000 $D/keyword_scrambled.tflite >"$T/cut.tflite"
 $PY -c 'import sys
 d = bytearray(open(sys.argv[1], "rb").read())

@@ -1,7 +1,10 @@
-"""A TFLite model with control flow, made for the tests (no model of
-tensorflow/tflite-micro has more than one subgraph): main runs IF(cond, x)
-over a then-branch (ADD) and an else-branch (MUL into a scratch-like
-tensor, then ADD), then ADDs x to the result.  Usage: make_if_tflite.py OUT."""
+"""TFLite models made for the tests.  make_if_tflite.py OUT: control flow
+(no model of tensorflow/tflite-micro has more than one subgraph): main
+runs IF(cond, x) over a then-branch (ADD) and an else-branch (MUL into a
+scratch-like tensor, then ADD), then ADDs x to the result.
+make_if_tflite.py OUT branches: two branches whose operators alternate
+(A1 B1 A2 B2), each with a 1 KiB temporary: run one branch after the
+other, the arena halves (replan --reorder)."""
 import sys
 sys.path.insert(0, "build/fb/python")  # flatc's generated code (make)
 import flatbuffers
@@ -27,6 +30,19 @@ def code(c):
     x = OperatorCodeT(); x.builtinCode = c; x.deprecatedBuiltinCode = min(c, 127); x.version = 1
     return x
 
+def branches():
+    m = ModelT(); m.version = 3; m.description = "memplan: two branches, interleaved (tests/cli/artifacts_tflite.sh)"
+    m.buffers = [BufferT()]
+    m.operatorCodes = [code(0)]  # ADD
+    g = SubGraphT(); g.name = "main"
+    g.tensors = [tensor("x", [4]), tensor("a1", [256]), tensor("b1", [256]), tensor("a2", [4]), tensor("b2", [4]),
+                 tensor("y", [4])]
+    g.inputs, g.outputs = [0], [5]
+    g.operators = [op(0, [0, 0], [1]), op(0, [0, 0], [2]), op(0, [1, 1], [3]), op(0, [2, 2], [4]), op(0, [3, 4], [5])]
+    m.subgraphs = [g]
+    return m
+
+
 m = ModelT(); m.version = 3; m.description = "memplan: an IF over two branches (tests/cli/artifacts_tflite.sh)"
 m.buffers = [BufferT()]
 m.operatorCodes = [code(118), code(0), code(18)]  # IF, ADD, MUL
@@ -40,6 +56,8 @@ then.inputs, then.outputs, then.operators = [0], [1], [op(1, [0, 0], [1])]
 els = SubGraphT(); els.name = "else"; els.tensors = [tensor("c", [4]), tensor("d", [4]), tensor("e", [8])]
 els.inputs, els.outputs, els.operators = [0], [1], [op(2, [0, 0], [2]), op(1, [0, 0], [1])]
 m.subgraphs = [main, then, els]
+if sys.argv[2:] == ["branches"]:
+    m = branches()
 b = flatbuffers.Builder(1024)
 b.Finish(m.Pack(b), file_identifier=b"TFL3")
 open(sys.argv[1], "wb").write(b.Output())
