@@ -62,7 +62,7 @@ extern "C" {
 /* --------------------------------------------------------------- version */
 
 #define MP_VERSION_MAJOR 2
-#define MP_VERSION_MINOR 1
+#define MP_VERSION_MINOR 2
 #define MP_VERSION_PATCH 0
 /* "MAJOR.MINOR.PATCH" of this header, made from the three numbers above
  * (the one place the version is written). */

@@ -5,7 +5,7 @@ CREATE TABLE baseline(graph TEXT NOT NULL, algo TEXT NOT NULL, options TEXT,
   total_bytes INTEGER, lower_bound INTEGER, ratio REAL, verify TEXT,
   PRIMARY KEY(graph, algo));
 CREATE TABLE baseline_run(seed INTEGER, count INTEGER, options TEXT, version TEXT);
-INSERT INTO baseline_run VALUES(1,300,'--seed 1 --count 300 --algos greedy,naive,opt,tflm,bestfit','2.1.0');
+INSERT INTO baseline_run VALUES(1,300,'--seed 1 --count 300 --algos greedy,naive,opt,tflm,bestfit','2.2.0');
 INSERT INTO baseline VALUES('h1-0','bestfit','--alignment 24 --profile mixed --tensors 25 --depth 0 --devices cpu:0,cuda:0,cuda:1,cpu:1',33629712,33629712,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-0','greedy','--alignment 24 --profile mixed --tensors 25 --depth 0 --devices cpu:0,cuda:0,cuda:1,cpu:1',33629712,33629712,1.000000,'valid');
 INSERT INTO baseline VALUES('h1-0','naive','--alignment 24 --profile mixed --tensors 25 --depth 0 --devices cpu:0,cuda:0,cuda:1,cpu:1',52139856,33629712,1.550410,'valid');
