@@ -30,7 +30,8 @@ typedef struct ftensor {
     mp_device dev;
     uint32_t flags, mem_id;
     int32_t inplace, view;
-    uint64_t at; /* with MP_T_PINNED */
+    uint64_t at;     /* with MP_T_PINNED */
+    uint64_t offset; /* a view's offset= in its base (since 2.2's decoder) */
 } ftensor;
 
 typedef struct fnode {
@@ -184,6 +185,15 @@ static void op_inplace(dec *d, fgraph *g) {
     offer(g, t);
 }
 
+/* Where tensor b's bytes start in its view chain's root (the offsets
+ * summed) and the root's size. */
+static uint64_t chain_offset(const fgraph *g, int32_t b, uint64_t *root_size) {
+    uint64_t at = 0;
+    for (uint32_t hops = 0; g->t[b].view >= 0 && hops < MAX_T; hops++) at += g->t[b].offset, b = g->t[b].view;
+    *root_size = g->t[b].size;
+    return at < *root_size ? at : *root_size;
+}
+
 /* A view of an operand, made by a node of its own or by none. */
 static void op_view(dec *d, fgraph *g) {
     int32_t b = pick(d, g);
@@ -191,6 +201,18 @@ static void op_view(dec *d, fgraph *g) {
     if (b < 0) return;
     int32_t v = new_tensor(d, g, how & 4 ? size_of(d) : g->t[b].size);
     if (v < 0) return;
+    /* how's top four bits all set: a slice (narrow, a split's piece), a
+     * quarter or half of the way into its base (bit 1), 16-byte aligned;
+     * a view is cut to fit in its root from where its chain starts (the
+     * corpus's inputs from before 2.2 decode as they did: none of its
+     * crash inputs sets those bits on a view) */
+    uint64_t root_size, at = chain_offset(g, b, &root_size);
+    if ((how & 0xF0) == 0xF0 && root_size - at >= 16) {
+        uint64_t off = (root_size - at) / (how & 2 ? 2 : 4) / 16 * 16;
+        g->t[v].offset = off;
+        at += off;
+    }
+    if (at && g->t[v].size > root_size - at) g->t[v].size = root_size - at;
     g->t[v].view = b;
     g->t[v].dev = g->t[b].dev;
     if (how & 8) attrs(d, &g->t[v], true);
@@ -395,7 +417,7 @@ static void write_program(const dec *d, mp_buf *b) {
             snprintf(ip, sizeof ip, "t%d", t->inplace);
             snprintf(vw, sizeof vw, "t%d", t->view);
             mp_graph_put_tensor(b, tn, t->size, t->dev, flags, t->mem_id, t->at,
-                                t->inplace >= 0 ? ip : NULL, t->view >= 0 ? vw : NULL, 0);
+                                t->inplace >= 0 ? ip : NULL, t->view >= 0 ? vw : NULL, t->offset);
         }
         for (int pass = 0; pass < 2; pass++) {
             const fnode *v = pass ? g->body : g->ph;
