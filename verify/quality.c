@@ -51,6 +51,7 @@ typedef struct member {
     uint64_t buffer;
     int32_t family, start, end;
     uint64_t size;
+    uint64_t off; /* its place in the plan: members at storage offsets (2.2) */
 } member;
 
 static int cmp_member(const void *a, const void *b) {
@@ -127,6 +128,41 @@ static int cmp_cut(const void *a, const void *b) {
  * start (cmp_member); a sweep over the sorted breakpoints with a heap makes
  * it O(m log m), so a family that is one long in-place chain costs no more
  * than a short one per member. */
+/* A family whose members sit at different places in its storage (offset=,
+ * since 2.1) holds, while they live, the union of their bytes, more than
+ * its largest member (a concatenation's pieces side by side): the bytes
+ * of the union of the live members' [off, off + size) at cut.  Quadratic:
+ * for families of at most SHIFTED_UNION members. */
+#define SHIFTED_UNION 512
+
+static int cmp_span(const void *a, const void *b) {
+    const uint64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static uint64_t live_union(const member *m, size_t k, int32_t cut, uint64_t *span) {
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (m[i].start <= cut && cut <= m[i].end) span[2 * n] = m[i].off, span[2 * n + 1] = m[i].off + m[i].size, n++;
+    qsort(span, n, 2 * sizeof *span, cmp_span);
+    uint64_t sum = 0, lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && span[2 * i] <= hi) {
+            if (span[2 * i + 1] > hi) hi = span[2 * i + 1];
+            continue;
+        }
+        sum += hi - lo;
+        lo = span[2 * i], hi = span[2 * i + 1];
+    }
+    return sum + (hi - lo);
+}
+
+static bool shifted(const member *m, size_t k) {
+    for (size_t i = 1; i < k; i++)
+        if (m[i].off != m[0].off) return k <= SHIFTED_UNION;
+    return false;
+}
+
 static void family_events(const member *m, size_t k, evs *e) {
     if (k == 1) {
         push(e, m[0].start, m[0].size, 0);
@@ -141,16 +177,17 @@ static void family_events(const member *m, size_t k, evs *e) {
     }
     qsort(cut, nc, sizeof *cut, cmp_cut);
     mheap h = {mp_xmalloc((k + 1) * sizeof *h.v), 0};
-    uint64_t prev = 0;
+    uint64_t prev = 0, *span = shifted(m, k) ? mp_xmalloc((2 * k + 1) * sizeof *span) : NULL;
     for (size_t i = 0; i < nc; i++) {
         if (i + 1 < nc && cut[i + 1] == cut[i]) continue;
         for (; next < k && m[next].start <= cut[i]; next++) heap_push(&h, &m[next]);
         while (h.n && h.v[0]->end < cut[i]) heap_pop(&h);
-        uint64_t best = h.n ? h.v[0]->size : 0;
+        uint64_t best = span ? live_union(m, k, cut[i], span) : h.n ? h.v[0]->size : 0;
         if (best != prev) push(e, cut[i], best, prev);
         prev = best;
     }
     mp_xfree(h.v);
+    mp_xfree(span);
     mp_xfree(cut);
 }
 
@@ -269,7 +306,7 @@ static void buffer_events(const vctx *c, int32_t gi, const uint32_t *idx, size_t
     for (size_t q = 0; q < k; q++) {
         const mp_alloc *x = &gp->allocs[idx[q]];
         int32_t t = x->tensor;
-        member one = {x->mem_id, vg->family[t], vg->first[t], vg->last[t], x->size};
+        member one = {x->mem_id, vg->family[t], vg->first[t], vg->last[t], x->size, x->offset};
         if (shared[t / 8] & (1u << (t % 8))) MP_VEC_PUSH(m, nm, cap, one);
         else family_events(&one, 1, e);
     }

@@ -96,5 +96,30 @@ for seed in 1 2 3; do
     done
 done
 "$M" gen --profile concat --seed 1 --tensors 400 | cmp -s - "$T/c1.mpg" && ok || bad "concat is not deterministic"
+# the lower bound counts a family by the union of its live members' bytes
+# (2.2): two pieces of a cat side by side while the input still lives
+# need 1,024 + 64 bytes, and every planner's plan is that (2.1 counted the
+# largest piece: a bound of 1,056, 3% under every valid plan)
+cat >"$T/union.mpg" <<'EOF2'
+memplan-graph 1
+graph main
+tensor x 1024
+tensor c 64
+tensor a 32 inplace=c
+tensor b 32 inplace=c offset=32
+tensor y 16
+node placeholder out=x
+node call op=A in=x out=a
+node call op=B in=x out=b
+node call op=cat in=a,b out=c
+node call op=head in=c out=y
+node output in=y
+end
+EOF2
+for a in opt greedy tflm bestfit; do
+    expect_rc 0 "$M" plan --algo $a --verify -o /dev/null "$T/union.mpg"
+    grep -q "total 1088 bytes, lower bound 1088 bytes" "$T/err" && ok || bad "union bound, $a: $(cat "$T/err")"
+done
+
 echo "offsets: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
