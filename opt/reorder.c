@@ -26,6 +26,7 @@
 #include "opt.h"
 
 #define REORDER_EXACT_NODES 20
+#define READY_SCAN 256
 
 /* Sums of live bytes: each unit is under 2^63 and there are at most 2^32
  * of them, so sums fit 128 bits (gcc and clang on every 64-bit target);
@@ -365,7 +366,11 @@ static uint32_t pick(const sched *s, uint32_t *rng) {
     uint32_t best = 0, second = UINT32_MAX;
     rsigned bn = 0;
     rwide br = 0, bd = 0;
-    for (uint32_t i = 0; i < s->n_ready; i++) {
+    /* at most READY_SCAN candidates a step: a graph whose every node is
+     * ready at once (10^5 views of one tensor) stays linear; the ones not
+     * looked at come into the window as the ready list turns over */
+    uint32_t scan = s->n_ready < READY_SCAN ? s->n_ready : READY_SCAN;
+    for (uint32_t i = 0; i < scan; i++) {
         rwide d, up;
         rsigned n = net_of(s, s->ready[i], &up, &d);
         bool better = i == 0 || up < br ||
@@ -506,8 +511,12 @@ static rwide node_bound(const rgraph *r) {
 static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, bool *proved) {
     uint32_t *cand = mp_xmalloc(((size_t)r->n + 1) * sizeof *cand);
     for (uint32_t v = 0; v < r->n; v++) ord[v] = v;
-    rwide best = peak_of(r, ord);
-    *proved = false;
+    rwide best = peak_of(r, ord), floor = node_bound(r);
+    *proved = best <= floor; /* the given order is at a bound no order beats: nothing to search */
+    if (*proved) {
+        mp_xfree(cand);
+        return sat64(best);
+    }
     if (r->n_pools == 1 && r->last > r->first && r->last - r->first <= REORDER_EXACT_NODES) {
         if (exact_order(r, cand)) {
             *proved = true;
@@ -523,7 +532,7 @@ static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, b
         }
     }
     mp_xfree(cand);
-    if (best <= node_bound(r)) *proved = true;
+    if (best <= floor) *proved = true;
     return sat64(best);
 }
 

@@ -31,3 +31,9 @@ for p in mixed chain wide encdec transformer; do
         row "$p $n" "$T/g.mpg"
     done
 done
+# the adversarial shapes (a view chain made every node ready at once: 9
+# minutes at 10^5 before the scheduler looked at 256 candidates a step)
+for p in view-chain inplace-chain many-conds deep wide-node many-pools; do
+    "$M" gen --seed 1 --tensors 100000 --profile $p -o "$T/g.mpg" 2>/dev/null
+    row "$p 100000" "$T/g.mpg"
+done
