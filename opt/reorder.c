@@ -241,60 +241,78 @@ static void rgraph_free(rgraph *r) {
     mp_xfree(r->pred_off), mp_xfree(r->preds), mp_xfree(r->extra);
 }
 
-/* How many nodes name each unit (a unit that lives to the end counts the
- * output node once more: it never dies inside the graph). */
-static void users_of(const rgraph *r, uint32_t *left) {
-    memset(left, 0, ((size_t)r->n_units + 1) * sizeof *left);
-    for (uint32_t k = 0; k < r->use_off[r->n]; k++) left[r->uses[k]]++;
-    for (uint32_t u = 0; u < r->n_units; u++) left[u] += r->uend[u];
+/* The buffers node v touches, as k runs over [use_off[v], use_off[v + 1]]:
+ * the buffer of its k-th unit, then buffer 0 (where sub-graph peaks
+ * count); a buffer may come more than once. */
+static uint32_t pool_at(const rgraph *r, uint32_t v, uint32_t k) {
+    return k < r->use_off[v + 1] ? r->upool[r->uses[k]] : 0;
+}
+
+/* The live bytes as an order runs: per unit how many of the nodes that
+ * name it are still to come (a unit that lives to the end counts the
+ * output node once more: it never dies inside the graph) and whether it
+ * is alive; per buffer the bytes alive and their peak so far. */
+typedef struct live_state {
+    const rgraph *r;
+    uint32_t *left;
+    uint8_t *on;
+    rwide *live, *peak;
+} live_state;
+
+static void live_init(live_state *ls, const rgraph *r) {
+    ls->r = r;
+    ls->left = mp_xcalloc((size_t)r->n_units + 1, sizeof *ls->left);
+    ls->on = mp_xcalloc((size_t)r->n_units + 1, 1);
+    ls->live = mp_xcalloc(r->n_pools, sizeof *ls->live);
+    ls->peak = mp_xcalloc(r->n_pools, sizeof *ls->peak);
+    for (uint32_t k = 0; k < r->use_off[r->n]; k++) ls->left[r->uses[k]]++;
+    for (uint32_t u = 0; u < r->n_units; u++) ls->left[u] += r->uend[u];
+}
+
+static void live_free(live_state *ls) {
+    mp_xfree(ls->left), mp_xfree(ls->on), mp_xfree(ls->live), mp_xfree(ls->peak);
+}
+
+/* Node v runs: its units come alive, the buffers' peaks take them (and its
+ * sub-graphs' peak, in buffer 0), the units it names last die. */
+static void live_run(live_state *ls, uint32_t v) {
+    const rgraph *r = ls->r;
+    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
+        if (!ls->on[r->uses[k]]) ls->on[r->uses[k]] = 1, ls->live[r->upool[r->uses[k]]] += r->usize[r->uses[k]];
+    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
+        uint32_t p = r->upool[r->uses[k]];
+        if (ls->live[p] > ls->peak[p]) ls->peak[p] = ls->live[p];
+    }
+    if (ls->live[0] + r->extra[v] > ls->peak[0]) ls->peak[0] = ls->live[0] + r->extra[v];
+    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
+        if (--ls->left[r->uses[k]] == 0) ls->live[r->upool[r->uses[k]]] -= r->usize[r->uses[k]];
 }
 
 /* The measure of order ord (all n nodes): each buffer's peak of live
  * bytes, summed (one buffer: the peak). */
 static rwide peak_of(const rgraph *r, const uint32_t *ord) {
-    uint32_t *left = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *left);
-    uint8_t *on = mp_xcalloc((size_t)r->n_units + 1, 1);
-    rwide *live = mp_xcalloc(r->n_pools, sizeof *live), *peak = mp_xcalloc(r->n_pools, sizeof *peak);
-    users_of(r, left);
-    for (uint32_t i = 0; i < r->n; i++) {
-        uint32_t v = ord[i];
-        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-            if (!on[r->uses[k]]) on[r->uses[k]] = 1, live[r->upool[r->uses[k]]] += r->usize[r->uses[k]];
-        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-            if (live[r->upool[r->uses[k]]] > peak[r->upool[r->uses[k]]])
-                peak[r->upool[r->uses[k]]] = live[r->upool[r->uses[k]]];
-        if (live[0] + r->extra[v] > peak[0]) peak[0] = live[0] + r->extra[v];
-        for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-            if (--left[r->uses[k]] == 0) live[r->upool[r->uses[k]]] -= r->usize[r->uses[k]];
-    }
+    live_state ls;
+    live_init(&ls, r);
+    for (uint32_t i = 0; i < r->n; i++) live_run(&ls, ord[i]);
     rwide sum = 0;
-    for (uint32_t p = 0; p < r->n_pools; p++) sum += peak[p];
-    mp_xfree(left), mp_xfree(on), mp_xfree(live), mp_xfree(peak);
+    for (uint32_t p = 0; p < r->n_pools; p++) sum += ls.peak[p];
+    live_free(&ls);
     return sum;
 }
 
 /* ------------------------------------------------------ list scheduling */
 
 typedef struct sched {
-    const rgraph *r;
-    uint32_t *left, *indeg, *succ_off, *succ, *ready;
-    uint8_t *on;
+    live_state ls;
+    uint32_t *indeg, *succ_off, *succ, *ready;
     uint32_t n_ready;
-    rwide *live, *peak, *add; /* per buffer; add: a candidate's, zero between uses */
+    rwide *add; /* per buffer: a candidate's, zero between uses */
 } sched;
 
-/* Node v runs: its units come alive, the ones it names last die. */
+/* Node v runs, and the nodes waiting only for it become ready. */
 static void run_node(sched *s, uint32_t v) {
-    const rgraph *r = s->r;
-    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-        if (!s->on[r->uses[k]]) s->on[r->uses[k]] = 1, s->live[r->upool[r->uses[k]]] += r->usize[r->uses[k]];
-    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
-        uint32_t p = r->upool[r->uses[k]];
-        if (s->live[p] > s->peak[p]) s->peak[p] = s->live[p];
-    }
-    if (s->live[0] + r->extra[v] > s->peak[0]) s->peak[0] = s->live[0] + r->extra[v];
-    for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++)
-        if (--s->left[r->uses[k]] == 0) s->live[r->upool[r->uses[k]]] -= r->usize[r->uses[k]];
+    const rgraph *r = s->ls.r;
+    live_run(&s->ls, v);
     for (uint32_t k = s->succ_off[v]; k < s->succ_off[v + 1]; k++) {
         uint32_t w = s->succ[k];
         if (--s->indeg[w] == 0 && w >= r->first && w < r->last) s->ready[s->n_ready++] = w;
@@ -305,39 +323,35 @@ static void run_node(sched *s, uint32_t v) {
  * measure), the bytes it adds net (what it brings alive less what dies
  * after it) and its live bytes while it runs. */
 static rsigned net_of(const sched *s, uint32_t v, rwide *raise, rwide *during) {
-    const rgraph *r = s->r;
+    const live_state *ls = &s->ls;
+    const rgraph *r = ls->r;
     rwide add = 0, gone = 0;
     for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) {
         uint32_t u = r->uses[k];
-        if (!s->on[u]) add += r->usize[u], s->add[r->upool[u]] += r->usize[u];
-        if (s->left[u] == 1) gone += r->usize[u];
+        if (!ls->on[u]) add += r->usize[u], s->add[r->upool[u]] += r->usize[u];
+        if (ls->left[u] == 1) gone += r->usize[u];
     }
     s->add[0] += r->extra[v];
     *raise = 0;
     rwide live = 0;
-    for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) { /* each buffer it touches, and buffer 0 */
-        uint32_t p = k < r->use_off[v + 1] ? r->upool[r->uses[k]] : 0;
-        rwide now = s->live[p] + s->add[p];
+    for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) { /* each buffer it touches once */
+        uint32_t p = pool_at(r, v, k);
+        rwide now = ls->live[p] + s->add[p];
         if (s->add[p] != ~(rwide)0) {
-            if (now > s->peak[p]) *raise += now - s->peak[p];
+            if (now > ls->peak[p]) *raise += now - ls->peak[p];
             live += now;
             s->add[p] = ~(rwide)0; /* counted */
         }
     }
-    for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) s->add[k < r->use_off[v + 1] ? r->upool[r->uses[k]] : 0] = 0;
+    for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) s->add[pool_at(r, v, k)] = 0;
     *during = live;
     return (rsigned)add - (rsigned)gone;
 }
 
 static void sched_init(sched *s, const rgraph *r) {
     memset(s, 0, sizeof *s);
-    s->r = r;
-    s->left = mp_xmalloc(((size_t)r->n_units + 1) * sizeof *s->left);
-    s->on = mp_xcalloc((size_t)r->n_units + 1, 1);
-    s->live = mp_xcalloc(r->n_pools, sizeof *s->live);
-    s->peak = mp_xcalloc(r->n_pools, sizeof *s->peak);
+    live_init(&s->ls, r);
     s->add = mp_xcalloc(r->n_pools, sizeof *s->add);
-    users_of(r, s->left);
     s->indeg = mp_xcalloc((size_t)r->n + 1, sizeof *s->indeg);
     s->succ_off = mp_xcalloc((size_t)r->n + 2, sizeof *s->succ_off);
     s->succ = mp_xcalloc((size_t)r->pred_off[r->n] + 1, sizeof *s->succ);
@@ -354,8 +368,8 @@ static void sched_init(sched *s, const rgraph *r) {
 }
 
 static void sched_free(sched *s) {
-    mp_xfree(s->left), mp_xfree(s->on), mp_xfree(s->indeg), mp_xfree(s->succ_off), mp_xfree(s->succ);
-    mp_xfree(s->ready), mp_xfree(s->live), mp_xfree(s->peak), mp_xfree(s->add);
+    live_free(&s->ls);
+    mp_xfree(s->indeg), mp_xfree(s->succ_off), mp_xfree(s->succ), mp_xfree(s->ready), mp_xfree(s->add);
 }
 
 /* The ready node to run next: the one that raises the buffers' peaks
@@ -495,7 +509,7 @@ static rwide node_bound(const rgraph *r) {
         at[0] = r->extra[v];
         for (uint32_t k = r->use_off[v]; k < r->use_off[v + 1]; k++) at[r->upool[r->uses[k]]] += r->usize[r->uses[k]];
         for (uint32_t k = r->use_off[v]; k <= r->use_off[v + 1]; k++) {
-            uint32_t p = k < r->use_off[v + 1] ? r->upool[r->uses[k]] : 0;
+            uint32_t p = pool_at(r, v, k);
             if (at[p] > b[p]) b[p] = at[p];
             at[p] = 0;
         }
@@ -511,7 +525,7 @@ static rwide node_bound(const rgraph *r) {
 static uint64_t reorder_graph(const rgraph *r, uint32_t effort, uint32_t *ord, bool *proved) {
     uint32_t *cand = mp_xmalloc(((size_t)r->n + 1) * sizeof *cand);
     for (uint32_t v = 0; v < r->n; v++) ord[v] = v;
-    rwide best = peak_of(r, ord), floor = node_bound(r);
+    rwide best = peak_of(r, ord), floor = node_bound(r); /* the given order's: ord is it */
     *proved = best <= floor; /* the given order is at a bound no order beats: nothing to search */
     if (*proved) {
         mp_xfree(cand);
@@ -569,6 +583,23 @@ static mp_program *permuted(const mp_program *p, uint32_t **perm, mp_err *err) {
     return q;
 }
 
+/* Graph g's peak in its given order with its sub-graphs in theirs (before
+ * their reorder): r's own when g runs none (r: g with its sub-graphs
+ * reordered), else g built again with the sub-graphs' given peaks. */
+static uint64_t given_peak(const mp_graphdef *g, const rgraph *r, const mp_options *o, mp_alloc_flags f,
+                           const uint64_t *sub_before) {
+    bool runs = false;
+    for (uint32_t v = 0; v < g->n_nodes && !runs; v++) runs = g->nodes[v].sub[0] >= 0 || g->nodes[v].sub[1] >= 0;
+    rgraph r0;
+    if (runs) rgraph_build(&r0, g, o, f, sub_before);
+    uint32_t *id = mp_xcalloc((size_t)g->n_nodes + 1, sizeof *id);
+    for (uint32_t v = 0; v < g->n_nodes; v++) id[v] = v;
+    uint64_t b = sat64(peak_of(runs ? &r0 : r, id));
+    mp_xfree(id);
+    if (runs) rgraph_free(&r0);
+    return b;
+}
+
 /* Sub-graphs first, so that a node's sub-graph peak is known when the
  * graph that runs it is reordered; unreachable graphs keep their order. */
 static int reorder_work(void *ctx) {
@@ -584,18 +615,14 @@ static int reorder_work(void *ctx) {
     c->optimal = true;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t gi = (uint32_t)order[k];
-        rgraph r, r0;
+        rgraph r;
         rgraph_build(&r, &p->graphs[gi], c->opts, mp_context_flags(c->opts, gi, map_body), peak);
-        rgraph_build(&r0, &p->graphs[gi], c->opts, mp_context_flags(c->opts, gi, map_body), before);
-        uint32_t *id = mp_xcalloc((size_t)r.n + 1, sizeof *id);
-        for (uint32_t v = 0; v < r.n; v++) id[v] = v;
-        before[gi] = sat64(peak_of(&r0, id));
         perm[gi] = mp_xmalloc(((size_t)r.n + 1) * sizeof **perm);
         bool proved;
         peak[gi] = reorder_graph(&r, c->effort, perm[gi], &proved);
         c->optimal &= proved;
-        mp_xfree(id);
-        rgraph_free(&r), rgraph_free(&r0);
+        before[gi] = given_peak(&p->graphs[gi], &r, c->opts, mp_context_flags(c->opts, gi, map_body), before);
+        rgraph_free(&r);
     }
     for (uint32_t k = 0; k < (p->n_entries ? p->n_entries : 1); k++) {
         int32_t e = p->n_entries ? p->entries[k] : 0;
