@@ -10,7 +10,6 @@ import argparse
 import importlib
 import os
 import sys
-import tempfile
 
 
 def _model(spec):
@@ -30,25 +29,16 @@ def _model(spec):
     return factory()
 
 
-def _write(path, text):
-    """Whole or not at all: a temporary beside the target, then a rename."""
+def _write(path, text, inputs=()):
+    """Text to path ('-': stdout) as the command writes its outputs
+    (output.write_atomic: whole or not at all, devices in place, never over
+    an input)."""
     if path == "-":
         sys.stdout.write(text)
-        return
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise SystemExit("memplan export-fx: %s: no folder %s to write it in" % (path, d))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".memplan-", dir=d)
-    except OSError as e:
-        raise SystemExit("memplan export-fx: %s: cannot write: %s" % (path, e.strerror))
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    else:
+        from .output import write_atomic
+
+        write_atomic(path, text, inputs)
 
 
 def export_fx(argv):
@@ -106,18 +96,9 @@ def import_artifact(kind, argv):
     head, _, body = graph_text.partition("\n")
     graph_text = "%s\n# %s (memplan import-%s)%s\n%s" % (head, os.path.basename(args.model), kind, note, body)
     if args.plan:
-        _write_checked(args.plan, plan_text, args.model)
-    _write_checked(args.output, graph_text, args.model)
+        _write(args.plan, plan_text, (args.model,))
+    _write(args.output, graph_text, (args.model,))
     return 0
-
-
-def _write_checked(path, text, model):
-    if path == "-":
-        sys.stdout.write(text)
-    else:
-        from .flatbuf import write_atomic
-
-        write_atomic(path, text, (model,))
 
 
 def replan_artifact(argv):

@@ -11,9 +11,8 @@ import shutil
 import subprocess
 import sys
 
+from ._lib import EFORMAT
 from .errors import MemplanError
-
-EFORMAT = 2  # the library's MP_EFORMAT: unreadable input, exit 2
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TREE_BUILD = os.path.join(_HERE, "..", "..", "build")
@@ -75,64 +74,30 @@ def read_verified(path, kind):
     return data
 
 
-def write_atomic(path, data, inputs=()):
-    """All of data at path or nothing, as the command's output files: a
-    temporary beside the file, then a rename; a symbolic link's target is
-    written (the link stays); a device or FIFO (/dev/null) is written in
-    place; an output that is one of the inputs is refused."""
-    import stat
-    import tempfile
-
-    data = data if isinstance(data, (bytes, bytearray)) else data.encode("utf-8")
-    target = os.path.realpath(path)
-    for i in inputs:
-        if os.path.exists(target) and os.path.exists(i) and os.path.samefile(target, i):
-            raise ArtifactError(path, "is one of the inputs: not written over")
-    try:
-        st = os.stat(target)
-    except OSError:
-        st = None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        try:
-            with open(target, "wb") as f:
-                f.write(data)
-            return
-        except OSError as e:
-            raise ArtifactError(path, "cannot write: %s" % e.strerror)
-    d = os.path.dirname(target)
-    if not os.path.isdir(d):
-        raise ArtifactError(path, "no folder %s to write it in" % d)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".memplan-", dir=d)
-    except OSError as e:
-        raise ArtifactError(path, "cannot write: %s" % e.strerror)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        if st is not None:  # the file's own mode; a new file's as open() would make it
-            os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except OSError as e:
-        os.unlink(tmp)
-        raise ArtifactError(path, "cannot write: %s" % e.strerror)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def align_up(x, a):
     return (x + a - 1) // a * a
 
 
-def aligned_bytes(builder, data, alignment):
-    """A [ubyte] vector whose first byte is aligned (a schema's force_align,
-    which flatc's Python code leaves out); its offset."""
-    raw = bytes(bytearray(data))
-    builder.StartVector(1, len(raw), alignment)
-    builder.head = builder.head - len(raw)
-    builder.Bytes[builder.head:builder.head + len(raw)] = raw
-    return builder.EndVector()
+def pack_aligned(cls, start, end, field, add, scalars=()):
+    """flatc's object API packs table cls (a generated XT class) with its
+    [ubyte] `field` 16-byte aligned, as the schemas' force_align: 16 asks
+    and flatc's Python code leaves out: start(builder), add(builder, the
+    vector), each (add_scalar, attribute) of scalars, end(builder)."""
+
+    def pack(self, builder):
+        data = getattr(self, field)
+        vec = None
+        if data is not None:
+            raw = bytes(bytearray(data))
+            builder.StartVector(1, len(raw), 16)
+            builder.head = builder.head - len(raw)
+            builder.Bytes[builder.head:builder.head + len(raw)] = raw
+            vec = builder.EndVector()
+        start(builder)
+        if vec is not None:
+            add(builder, vec)
+        for add_scalar, attr in scalars:
+            add_scalar(builder, getattr(self, attr))
+        return end(builder)
+
+    cls.Pack = pack

@@ -24,7 +24,7 @@ ExecuTorch plans them (one non_const_buffer_sizes each)."""
 import struct
 
 
-from . import flatbuf
+from . import flatbuf, output
 from .errors import MemplanError
 from .flatbuf import ArtifactError
 
@@ -268,7 +268,8 @@ class PteFile:
         return verify(self.program, self.plan())
 
     def replan(self, out_path, algo="opt", alignment=16, banks=None):
-        """(bytes before, bytes after); the file at out_path."""
+        """(bytes before, bytes after); the file at out_path (read again:
+        the replan writes its new plan into a program of its own)."""
         return replan(self.path, out_path, algo, alignment, banks)
 
 
@@ -389,15 +390,14 @@ def replan(path, out_path, algo="opt", alignment=16, banks=None):
     non_const_buffer_sizes of every method), written to out_path; the
     bytes saved.  Everything else of the program is kept (the flatbuffer
     is rebuilt with FlatBuffers' object API, the segments copied)."""
-    from .planning import plan as make_plan, verify
+    from .planning import plan as make_plan
 
-    data, header, prog, methods, mp_prog = load(path)
+    f = PteFile(path)
+    data, header, prog, methods, mp_prog = f.data, f.header, f.flatbuffer, f.methods, f.program
     why = _check_replannable(path, prog, methods)
     if why:
         raise ArtifactError(path, "not re-planned: " + why)
-    report = verify(mp_prog, __import__("memplan.planning", fromlist=["parse_plan"]).parse_plan(
-        file_plan(methods, mp_prog), mp_prog, path))
-    if not report.valid:
+    if not f.verify().valid:
         raise ArtifactError(path, "not re-planned: the plan it carries does not verify (memplan verify %s): "
                             "its tensors share memory in a way the import does not see" % path)
     opts = {"alignment": alignment}
@@ -441,7 +441,7 @@ def write_atomic_pte(out_path, data, header, prog, path):
     b.Finish(prog.Pack(b), file_identifier=b"ET12")
     body = bytes(b.Output())
     if not header.present:
-        flatbuf.write_atomic(out_path, body, (path,))
+        output.write_atomic(out_path, body, (path,))
         return
     # The header goes at byte 8, inside the flatbuffer: the root offset
     # (byte 0) grows by its length; every other offset is relative and the
@@ -461,23 +461,13 @@ def write_atomic_pte(out_path, data, header, prog, path):
     out = struct.pack("<I", root) + body[4:8] + bytes(head) + body[8:]
     if segs:
         out += b"\0" * (base - len(out)) + segs
-    flatbuf.write_atomic(out_path, out, (path,))
+    output.write_atomic(out_path, out, (path,))
 
 
 def _align_byte_vectors():
     """Constant and delegate data keep the 16-byte alignment the schema
-    asks for (force_align: 16), which flatc's Python code does not honour."""
+    asks for (force_align: 16)."""
     from executorch_flatbuffer import Buffer, BackendDelegateInlineData as Inline
 
-    def packer(table_start, add, end, field):
-        def pack(self, builder):
-            data = getattr(self, field)
-            vec = flatbuf.aligned_bytes(builder, data, 16) if data is not None else None
-            table_start(builder)
-            if vec is not None:
-                add(builder, vec)
-            return end(builder)
-        return pack
-
-    Buffer.BufferT.Pack = packer(Buffer.Start, Buffer.AddStorage, Buffer.End, "storage")
-    Inline.BackendDelegateInlineDataT.Pack = packer(Inline.Start, Inline.AddData, Inline.End, "data")
+    flatbuf.pack_aligned(Buffer.BufferT, Buffer.Start, Buffer.End, "storage", Buffer.AddStorage)
+    flatbuf.pack_aligned(Inline.BackendDelegateInlineDataT, Inline.Start, Inline.End, "data", Inline.AddData)

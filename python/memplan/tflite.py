@@ -16,7 +16,7 @@ keeps them outside the planned arena: plan with --no-alloc-mutable to
 compare); constants `const`."""
 import struct
 
-from . import flatbuf
+from . import flatbuf, output
 from .errors import MemplanError
 from .flatbuf import ArtifactError
 
@@ -191,6 +191,7 @@ class Model:
             if kind != "planned":
                 first.append((sg, t))
         entry_inputs = [x for x in self.steps[0][1] if x not in first]
+        self.placeholders = len(first) + len(entry_inputs)  # the graph's node of step k is placeholders + k - 1
         defined = set()
         for x in first + entry_inputs:
             g.node("placeholder", outputs=[self._name(*x)])
@@ -318,15 +319,11 @@ def replan(path, out_path, algo="opt", alignment=ARENA_ALIGNMENT, reorder=False,
     return _total(before), _total(after)
 
 
-def _node_lines(text):
-    return [line for line in text.splitlines() if line.startswith("node ")]
-
-
 def _reordered(m, given, algo, effort, opts):
     """The plan of the model's operators reordered (and the operators moved
     in m.model) when it is smaller than `given`, else `given`.  One
     subgraph only: a subgraph run by IF or WHILE keeps its operators."""
-    from .planning import plan as make_plan, reorder as reorder_program
+    from .planning import node_order, plan as make_plan, reorder as reorder_program
 
     if len(m.subgraphs) != 1:
         raise ArtifactError(m.path, "--reorder: a model of %d subgraphs (control flow) keeps its operator order"
@@ -335,13 +332,8 @@ def _reordered(m, given, algo, effort, opts):
     plan = make_plan(done.program, algo, **opts)
     if _total(plan) >= _total(given):
         return given
-    first = {}
-    for k, line in enumerate(_node_lines(m.program.text())):
-        first.setdefault(line, []).append(k)
     ops = m.subgraphs[0].operators or []
-    lead = next(k for k, line in enumerate(_node_lines(m.program.text())) if not line.startswith("node placeholder"))
-    order = [first[line].pop(0) - lead for line in _node_lines(done.program.text())]
-    order = [k for k in order if 0 <= k < len(ops)]
+    order = [k - m.placeholders for k in node_order(m.program, done.program) if 0 <= k - m.placeholders < len(ops)]
     if sorted(order) != list(range(len(ops))):
         raise ArtifactError(m.path, "--reorder: the reordered graph's nodes do not map back to the operators")
     m.subgraphs[0].operators = [ops[k] for k in order]
@@ -371,21 +363,13 @@ def _write(out_path, m, offsets):
     _align_buffers()
     b = flatbuffers.Builder(len(m.data) + 4 * len(words) + 1024)
     b.Finish(m.model.Pack(b), file_identifier=b"TFL3")
-    flatbuf.write_atomic(out_path, bytes(b.Output()), (m.path,))
+    output.write_atomic(out_path, bytes(b.Output()), (m.path,))
 
 
 def _align_buffers():
     """Buffer.data keeps the 16-byte alignment its schema asks for
-    (force_align: 16), which flatc's Python code does not honour."""
+    (force_align: 16)."""
     from tflite import Buffer
 
-    def pack(self, builder):
-        vec = flatbuf.aligned_bytes(builder, self.data, 16) if self.data is not None else None
-        Buffer.Start(builder)
-        if vec is not None:
-            Buffer.AddData(builder, vec)
-        Buffer.AddOffset(builder, self.offset)
-        Buffer.AddSize(builder, self.size)
-        return Buffer.End(builder)
-
-    Buffer.BufferT.Pack = pack
+    flatbuf.pack_aligned(Buffer.BufferT, Buffer.Start, Buffer.End, "data", Buffer.AddData,
+                         ((Buffer.AddOffset, "offset"), (Buffer.AddSize, "size")))
