@@ -37,7 +37,9 @@ static void python_path(void) {
     char *slash = strrchr(exe, '/');
     if (!slash) return;
     *slash = 0;
-    for (const char *up = "/..", *k = "/../.."; up; up = k, k = NULL) {
+    static const char *const UP[] = {"/..", "/../.."};
+    for (size_t i = 0; i < sizeof UP / sizeof *UP; i++) {
+        const char *up = UP[i];
         struct stat st;
         snprintf(dir, sizeof dir, "%s%s/python/memplan/__init__.py", exe, up);
         if (stat(dir, &st) != 0) continue;

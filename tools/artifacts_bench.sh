@@ -16,19 +16,16 @@ for f in "$@"; do
         echo "| $(basename "$f") | not imported: $(tail -1 "$T/err" | sed 's/.*: //') | | | | |"
         continue
     fi
-    opts=$(sed -n 's/^options alignment=\([0-9]*\) .*alloc_mutable=\([01]\).*/--alignment \1 \2/p' "$T/own.mpp")
-    set -- $opts "$@"
-    al=$2 mut=$3
-    shift 3
-    flag=""; [ "$mut" = 0 ] && flag=--no-alloc-mutable
+    # the options the file's own plan was read with: its alignment, and
+    # whether mutable state is planned (TFLite Micro keeps it outside)
+    al=$(sed -n 's/^options alignment=\([0-9]*\) .*/\1/p' "$T/own.mpp")
+    flag=""; grep -q '^options .*alloc_mutable=0' "$T/own.mpp" && flag=--no-alloc-mutable
     "$M" verify "$T/g.mpg" "$T/own.mpp" >"$T/v"
-    own=$(sed -n 's/.*total \([0-9]*\) bytes, lower bound \([0-9]*\).*/\1 \2/p' "$T/v")
+    o=$(sed -n 's/.*total \([0-9]*\) bytes.*/\1/p' "$T/v")
+    lb=$(sed -n 's/.*lower bound \([0-9]*\) bytes.*/\1/p' "$T/v")
     opt=$("$M" plan --algo opt --alignment "$al" $flag --verify -o /dev/null "$T/g.mpg" 2>&1 |
         sed -n 's/.*total \([0-9]*\) bytes.*/\1/p')
     planned=$(grep -c '^alloc' "$T/own.mpp")
-    set -- $own "$@"
-    o=$1 lb=$2
-    shift 2
     if grep -q '^INVALID' "$T/v"; then # not a plan to compare with: left out of the totals
         echo "| $(basename "$f") | $planned | $o, invalid ($(grep -c ': overlap:' "$T/v") overlaps) | $opt | $lb | |"
         continue

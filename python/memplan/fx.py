@@ -327,11 +327,6 @@ def from_module(module, example_inputs, graph_name="main", train=False, cat_in_p
             m.training = mode
 
 
-def _node_keys(text):
-    """The node lines of a graph's text, in order (a node's key)."""
-    return [line for line in text.splitlines() if line.startswith("node ")]
-
-
 def reorder(gm, example_inputs, effort=8, **opts):
     """An fx GraphModule whose nodes run in an order of lower peak live
     bytes (memplan reorder, docs/reorder.md), for a user to apply before
@@ -342,22 +337,14 @@ def reorder(gm, example_inputs, effort=8, **opts):
     before their first use.  Keyword options as memplan.reorder's."""
     import copy
 
-    from .planning import reorder as reorder_program
+    from .planning import node_order, reorder as reorder_program
 
     example_inputs = _inputs(example_inputs)
     prog, ex = _export(gm, example_inputs)
     done = reorder_program(prog, effort, **opts)
     new = copy.deepcopy(gm)
     by_name = {n.name: n for n in new.graph.nodes}
-    # the reordered program's nodes back to the original's (same lines, in order)
-    first = {}
-    for k, line in enumerate(_node_keys(prog.text())):
-        first.setdefault(line, []).append(k)
-    calls = []
-    for line in _node_keys(done.program.text()):
-        k = first[line].pop(0)
-        if k in ex.fx_of:
-            calls.append(by_name[ex.fx_of[k].name])
+    calls = [by_name[ex.fx_of[k].name] for k in node_order(prog, done.program) if k in ex.fx_of]
     _move(new.graph, calls)
     new.recompile()
     return new, done

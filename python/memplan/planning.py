@@ -282,6 +282,19 @@ def reorder(program, effort=8, **opts):
     return Reordered(Program(h, program.filename), before.value, after.value, bool(optimal.value))
 
 
+def node_order(original, reordered):
+    """Where each node of `reordered` (a reorder of `original`, one graph)
+    was in `original`: its index there, in reordered's order.  A node is
+    known by its line of text; equal lines are matched in their order."""
+    def lines(p):
+        return [line for line in p.text().splitlines() if line.startswith("node ")]
+
+    at = {}
+    for k, line in enumerate(lines(original)):
+        at.setdefault(line, []).append(k)
+    return [at[line].pop(0) for line in lines(reordered)]
+
+
 def verify_order(original, reordered):
     """None when `reordered` is a valid schedule of `original`, else the
     first rule it breaks (memplan verify --order)."""
@@ -289,6 +302,6 @@ def verify_order(original, reordered):
     rc = lib.mp_verify_order(original.handle, reordered.handle, ctypes.byref(err))
     if rc == _lib.OK:
         return None
-    if rc == 1:  # MP_EINVALID
+    if rc == _lib.EINVALID:
         return err.msg.decode("utf-8", "replace")
     check(err, None)
