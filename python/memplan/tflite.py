@@ -172,9 +172,10 @@ class Model:
 
         offline = self.offline_offsets()
         fixed = offline[2] if offline else [-1] * self.tensor_count
-        named = []
+        named, seen = [], set()
         for _, ids in self.steps:
-            named += [x for x in ids if x not in named]
+            named += [x for x in dict.fromkeys(ids) if x not in seen]  # a tensor named twice in a step: once
+            seen.update(ids)
         b = Builder()
         g = b.graph("main")
         self.planned = {}
@@ -198,10 +199,11 @@ class Model:
             defined.add(x)
         for i, (name, ids) in enumerate(self.steps[1:-1]):
             ins = [self._name(*x) for x in ids if x in defined]
-            outs = [self._name(*x) for x in ids if x not in defined]
+            # a tensor an operator names twice (MUL(w, w)) is defined once
+            outs = [self._name(*x) for x in dict.fromkeys(ids) if x not in defined]
             defined.update(ids)
             g.node("call", inputs=ins, outputs=outs, op=name)
-        never = [self._name(*x) for x in self.steps[-1][1] if x not in defined]
+        never = [self._name(*x) for x in dict.fromkeys(self.steps[-1][1]) if x not in defined]
         if never:
             g.node("call", outputs=never, op="memplan.unwritten")
         g.node("output", inputs=[self._name(*x) for x in self.steps[-1][1]])

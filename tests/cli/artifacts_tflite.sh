@@ -78,6 +78,13 @@ expect_rc 0 "$M" replan "$T/if.tflite" -o "$T/if2.tflite"
 expect_rc 0 "$M" verify "$T/if2.tflite"
 grep -q "^valid" "$T/out" && ok || bad "IF re-planned: $(cat "$T/out")"
 
+# an operator that names a constant twice before anything else does
+# (MUL(w, w), as rf_keras in tflite-micro's history): one tensor, defined once
+$PY tests/cli/make_if_tflite.py "$T/twice.tflite" twice && ok || bad "make_if_tflite.py twice"
+expect_rc 0 "$M" import-tflite "$T/twice.tflite" -o "$T/twice.mpg"
+grep -q "^node call op=MUL in=t1,t1 out=t2$" "$T/twice.mpg" && ok || bad "twice: $(grep '^node' "$T/twice.mpg" | tr '\n' '|')"
+expect_rc 0 "$M" verify "$T/twice.tflite"
+
 # 5. replan --reorder: the operators of a model whose branches interleave
 # run one branch after the other, the arena halves, and the new order is a
 # valid schedule of the old (verify --order over both imports); only the

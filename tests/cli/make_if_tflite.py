@@ -2,6 +2,8 @@
 (no model of tensorflow/tflite-micro has more than one subgraph): main
 runs IF(cond, x) over a then-branch (ADD) and an else-branch (MUL into a
 scratch-like tensor, then ADD), then ADDs x to the result.
+make_if_tflite.py OUT twice: an operator that names a constant twice,
+MUL(w, w) (a model of tflite-micro's history does), before any other names it.
 make_if_tflite.py OUT branches: two branches whose operators alternate
 (A1 B1 A2 B2), each with a 1 KiB temporary: run one branch after the
 other, the arena halves (replan --reorder)."""
@@ -43,6 +45,20 @@ def branches():
     return m
 
 
+def twice():
+    m = ModelT(); m.version = 3; m.description = "memplan: MUL(w, w) (tests/cli/artifacts_tflite.sh)"
+    w = BufferT(); w.data = list(range(16))
+    m.buffers = [BufferT(), w]
+    m.operatorCodes = [code(18), code(0)]  # MUL, ADD
+    g = SubGraphT(); g.name = "main"
+    g.tensors = [tensor("x", [4]), tensor("w", [4]), tensor("y", [4]), tensor("z", [4])]
+    g.tensors[1].buffer = 1
+    g.inputs, g.outputs = [0], [3]
+    g.operators = [op(0, [1, 1], [2]), op(1, [0, 2], [3])]
+    m.subgraphs = [g]
+    return m
+
+
 m = ModelT(); m.version = 3; m.description = "memplan: an IF over two branches (tests/cli/artifacts_tflite.sh)"
 m.buffers = [BufferT()]
 m.operatorCodes = [code(118), code(0), code(18)]  # IF, ADD, MUL
@@ -58,6 +74,8 @@ els.inputs, els.outputs, els.operators = [0], [1], [op(2, [0, 0], [2]), op(1, [0
 m.subgraphs = [main, then, els]
 if sys.argv[2:] == ["branches"]:
     m = branches()
+if sys.argv[2:] == ["twice"]:
+    m = twice()
 b = flatbuffers.Builder(1024)
 b.Finish(m.Pack(b), file_identifier=b"TFL3")
 open(sys.argv[1], "wb").write(b.Output())
